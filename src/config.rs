@@ -1,0 +1,325 @@
+//! Configuration: the `REGCHECK_*` environment variables, read once, lazily, on the first
+//! intercepted call. Parsing is a pure function of the variables, so it is unit-tested.
+//! Unknown `REGCHECK_*` names and invalid values produce warnings, never silence.
+
+use crate::platform::kernel::KernelVersion;
+use crate::rules::{self, Action, RuleId};
+
+/// What regcheck does with findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Mode {
+    /// Error findings reject the call (the default).
+    Enforce = 0,
+    /// Nothing is rejected; everything is logged and forwarded.
+    Report = 1,
+    /// Pure pass-through: no checks, no tracking.
+    Off = 2,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "enforce" | "on" => Some(Mode::Enforce),
+            "report" | "warn" => Some(Mode::Report),
+            "off" | "disabled" => Some(Mode::Off),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Report => "report",
+            Mode::Off => "off",
+        }
+    }
+}
+
+/// Where a forced panic is raised (test-only switch `REGCHECK_TEST_PANIC`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestPanic {
+    None,
+    /// While checking a call.
+    Check,
+    /// While recording a call's result.
+    Record,
+}
+
+/// Every variable regcheck reads, with its one-line description (README and warnings).
+pub const VARIABLES: &[(&str, &str)] = &[
+    ("REGCHECK_MODE", "enforce (default), report, or off"),
+    ("REGCHECK_RULES", "comma-separated ID=action (error, warn, info, off); a trailing * matches a prefix"),
+    ("REGCHECK_LOG", "log filter in env_logger syntax (default: warn)"),
+    ("REGCHECK_LOG_FILE", "append log lines to this file instead of stderr"),
+    ("REGCHECK_KERNEL_RELEASE", "use this kernel release instead of uname's"),
+    ("REGCHECK_PAGEABLE_KERNEL_MAX", "newest kernel that needs page-locked memory (default 5.10)"),
+    ("REGCHECK_SOC_NAME", "use this SoC name instead of aclrtGetSocName()"),
+    ("REGCHECK_HDK_VERSION", "use this driver (HDK) version instead of version.info"),
+    ("REGCHECK_ACL_LIB", "path of the real ACL runtime library"),
+    ("REGCHECK_HIXL_LIB", "path of the real libcann_hixl.so"),
+    ("REGCHECK_LARGE_BYTES", "size above which one host registration is reported (default 64G)"),
+    ("REGCHECK_HIXL_MAX_REGS", "live registrations allowed per HIXL instance (default 4000)"),
+    ("REGCHECK_SUMMARY", "1: print the count of findings per rule at exit"),
+    ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
+    ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
+];
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub mode: Mode,
+    /// `(rule, action)` overrides from `REGCHECK_RULES`, applied in order.
+    pub rule_overrides: Vec<(RuleId, Action)>,
+    pub log_filter: String,
+    pub log_file: Option<String>,
+    pub kernel_release: Option<String>,
+    pub pageable_kernel_max: KernelVersion,
+    pub soc_name: Option<String>,
+    pub hdk_version: Option<String>,
+    pub acl_lib: Option<String>,
+    pub hixl_lib: Option<String>,
+    pub large_bytes: u64,
+    pub hixl_max_regs: u64,
+    pub summary: bool,
+    pub test_panic: TestPanic,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mode: Mode::Enforce,
+            rule_overrides: Vec::new(),
+            log_filter: "warn".into(),
+            log_file: None,
+            kernel_release: None,
+            pageable_kernel_max: KernelVersion { major: 5, minor: 10, patch: u32::MAX },
+            soc_name: None,
+            hdk_version: None,
+            acl_lib: None,
+            hixl_lib: None,
+            large_bytes: 64 << 30,
+            hixl_max_regs: 4000,
+            summary: false,
+            test_panic: TestPanic::None,
+        }
+    }
+}
+
+/// Parse a byte size: `4096`, `64G`, `64GiB`, `512m`, `1T`.
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(digits);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+/// A kernel threshold: `5.10` means every 5.10.x.
+fn parse_kernel_max(s: &str) -> Option<KernelVersion> {
+    let v = KernelVersion::parse(s)?;
+    let parts = s.trim().split('.').filter(|p| !p.is_empty()).count();
+    Some(if parts <= 2 { KernelVersion { patch: u32::MAX, ..v } } else { v })
+}
+
+impl Config {
+    /// Build the configuration from `(name, value)` pairs (normally `std::env::vars()`).
+    /// Returns the configuration and the warnings to log once the logger is up.
+    pub fn from_vars<I, K, V>(vars: I) -> (Config, Vec<String>)
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut c = Config::default();
+        let mut warnings = Vec::new();
+        let nonempty = |v: &str| {
+            let v = v.trim();
+            (!v.is_empty()).then(|| v.to_string())
+        };
+        for (k, v) in vars {
+            let (k, v) = (k.as_ref(), v.as_ref());
+            if !k.starts_with("REGCHECK_") {
+                continue;
+            }
+            match k {
+                "REGCHECK_MODE" => match Mode::parse(v) {
+                    Some(m) => c.mode = m,
+                    None => warnings.push(format!("REGCHECK_MODE={v:?} is not enforce, report or off; using enforce")),
+                },
+                "REGCHECK_RULES" => {
+                    for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                        let Some((pat, act)) = item.split_once('=') else {
+                            warnings.push(format!("REGCHECK_RULES: {item:?} is not ID=action; ignored"));
+                            continue;
+                        };
+                        let Some(action) = Action::parse(act) else {
+                            warnings.push(format!(
+                                "REGCHECK_RULES: {act:?} in {item:?} is not an action (error, warn, info, off); ignored"
+                            ));
+                            continue;
+                        };
+                        let ids = rules::matching(pat);
+                        if ids.is_empty() {
+                            warnings.push(format!("REGCHECK_RULES: {pat:?} matches no rule ID; ignored (see docs/rules.md)"));
+                        }
+                        c.rule_overrides.extend(ids.into_iter().map(|id| (id, action)));
+                    }
+                }
+                "REGCHECK_LOG" => {
+                    if let Some(v) = nonempty(v) {
+                        c.log_filter = v;
+                    }
+                }
+                "REGCHECK_LOG_FILE" => c.log_file = nonempty(v),
+                "REGCHECK_KERNEL_RELEASE" => match nonempty(v) {
+                    Some(r) if KernelVersion::parse(&r).is_some() => c.kernel_release = Some(r),
+                    _ => warnings.push(format!("REGCHECK_KERNEL_RELEASE={v:?} is not a kernel release; using uname")),
+                },
+                "REGCHECK_PAGEABLE_KERNEL_MAX" => match parse_kernel_max(v) {
+                    Some(kv) => c.pageable_kernel_max = kv,
+                    None => warnings.push(format!("REGCHECK_PAGEABLE_KERNEL_MAX={v:?} is not a version like 5.10; using 5.10")),
+                },
+                "REGCHECK_SOC_NAME" => c.soc_name = nonempty(v),
+                "REGCHECK_HDK_VERSION" => match nonempty(v) {
+                    Some(h) if crate::platform::hdk::HdkVersion::parse(&h).is_some() => c.hdk_version = Some(h),
+                    _ => warnings.push(format!(
+                        "REGCHECK_HDK_VERSION={v:?} is not a driver version (25.5.0, 25.3.rc1, ...); reading version.info instead"
+                    )),
+                },
+                "REGCHECK_ACL_LIB" => c.acl_lib = nonempty(v),
+                "REGCHECK_HIXL_LIB" => c.hixl_lib = nonempty(v),
+                "REGCHECK_LARGE_BYTES" => match parse_bytes(v) {
+                    Some(b) if b > 0 => c.large_bytes = b,
+                    _ => warnings.push(format!("REGCHECK_LARGE_BYTES={v:?} is not a size like 64G; using 64G")),
+                },
+                "REGCHECK_HIXL_MAX_REGS" => match v.trim().parse::<u64>() {
+                    Ok(n) if n > 0 => c.hixl_max_regs = n,
+                    _ => warnings.push(format!("REGCHECK_HIXL_MAX_REGS={v:?} is not a positive number; using 4000")),
+                },
+                "REGCHECK_SUMMARY" => c.summary = matches!(v.trim(), "1" | "true" | "yes" | "on"),
+                "REGCHECK_TEST_PANIC" => {
+                    c.test_panic = match v.trim() {
+                        "check" => TestPanic::Check,
+                        "record" => TestPanic::Record,
+                        "" | "0" => TestPanic::None,
+                        _ => {
+                            warnings.push(format!("REGCHECK_TEST_PANIC={v:?} is not check or record; ignored"));
+                            TestPanic::None
+                        }
+                    }
+                }
+                "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" => {}
+                other => {
+                    let hint = VARIABLES
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .min_by_key(|n| edit_distance(n, other))
+                        .filter(|n| edit_distance(n, other) <= 3)
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
+                    warnings.push(format!("{other} is not a regcheck variable{hint}; it has no effect"));
+                }
+            }
+        }
+        (c, warnings)
+    }
+
+    /// The action of every rule after overrides, in catalogue order.
+    pub fn actions(&self) -> Vec<Action> {
+        let mut actions: Vec<Action> = rules::CATALOGUE.iter().map(|r| r.default).collect();
+        for (id, a) in &self.rule_overrides {
+            actions[id.index()] = *a;
+        }
+        actions
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(vars: &[(&str, &str)]) -> (Config, Vec<String>) {
+        Config::from_vars(vars.iter().copied())
+    }
+
+    #[test]
+    fn defaults() {
+        let (c, w) = parse(&[("PATH", "/bin"), ("HOME", "/root")]);
+        assert!(w.is_empty());
+        assert_eq!(c.mode, Mode::Enforce);
+        assert_eq!(c.log_filter, "warn");
+        assert_eq!(c.large_bytes, 64 << 30);
+        assert!(KernelVersion::parse("5.10.250").unwrap() <= c.pageable_kernel_max);
+        assert!(KernelVersion::parse("5.11").unwrap() > c.pageable_kernel_max);
+        assert_eq!(c.actions()[RuleId::AclHostregSizePages.index()], Action::Warn);
+    }
+
+    #[test]
+    fn values() {
+        let (c, w) = parse(&[
+            ("REGCHECK_MODE", "report"),
+            ("REGCHECK_RULES", "ACL-HOSTREG-*=warn, ACL-HOSTREG-ALIGN=error,ACL-DEVPTR-FLAG=off"),
+            ("REGCHECK_PAGEABLE_KERNEL_MAX", "5.19"),
+            ("REGCHECK_LARGE_BYTES", "1G"),
+            ("REGCHECK_HDK_VERSION", "25.5.0"),
+            ("REGCHECK_SOC_NAME", "Ascend910B1"),
+            ("REGCHECK_TEST_PANIC", "check"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.mode, Mode::Report);
+        let a = c.actions();
+        assert_eq!(a[RuleId::AclHostregNull.index()], Action::Warn);
+        assert_eq!(a[RuleId::AclHostregAlign.index()], Action::Error, "later items win");
+        assert_eq!(a[RuleId::AclDevptrFlag.index()], Action::Off);
+        assert_eq!(a[RuleId::AclDevptrNull.index()], Action::Error);
+        assert!(KernelVersion::parse("5.19.17").unwrap() <= c.pageable_kernel_max);
+        assert_eq!(c.large_bytes, 1 << 30);
+        assert_eq!(c.test_panic, TestPanic::Check);
+    }
+
+    #[test]
+    fn mistakes_are_reported() {
+        let (c, w) = parse(&[
+            ("REGCHECK_MOD", "report"),
+            ("REGCHECK_MODE", "strict"),
+            ("REGCHECK_RULES", "ACL-NOPE=warn,ACL-HOSTREG-NULL=loud,junk"),
+            ("REGCHECK_LARGE_BYTES", "lots"),
+            ("REGCHECK_HDK_VERSION", "banana"),
+        ]);
+        assert_eq!(c.mode, Mode::Enforce);
+        assert_eq!(w.len(), 7, "{w:#?}");
+        assert!(w[0].contains("did you mean REGCHECK_MODE"), "{}", w[0]);
+        assert!(c.rule_overrides.is_empty());
+    }
+
+    #[test]
+    fn bytes() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("64GiB"), Some(64 << 30));
+        assert_eq!(parse_bytes("2t"), Some(2 << 40));
+        assert_eq!(parse_bytes("x"), None);
+        assert_eq!(parse_bytes("1Q"), None);
+    }
+}

@@ -1,0 +1,56 @@
+//! The ACL runtime's host-memory functions, exported under the vendor's names and exact
+//! prototypes (vendor-facts §2). Each is one call into [`crate::frontend::acl`].
+//! Kept out of `regcheck.h`: applications take these declarations from `acl/acl_rt.h`.
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use crate::frontend;
+
+/// `aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
+    frontend::acl::host_register_v2(ptr, size, flag)
+}
+
+/// `aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostRegister(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut *mut c_void) -> i32 {
+    frontend::acl::host_register(ptr, size, ty, dev_ptr)
+}
+
+/// `aclError aclrtHostUnregister(void *ptr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> i32 {
+    frontend::acl::host_unregister(ptr)
+}
+
+/// `aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostGetDevicePointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
+    frontend::acl::host_get_device_pointer(p_host, p_device, flag)
+}
+
+/// `aclError aclrtMallocHost(void **hostPtr, size_t size)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> i32 {
+    frontend::acl::malloc_host(host_ptr, size)
+}
+
+/// `aclError aclrtFreeHost(void *hostPtr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> i32 {
+    frontend::acl::free_host(host_ptr)
+}
+
+/// `aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMalloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32 {
+    frontend::acl::malloc(dev_ptr, size, policy)
+}
+
+/// `aclError aclrtFree(void *devPtr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> i32 {
+    frontend::acl::free(dev_ptr)
+}

@@ -1,0 +1,1 @@
+//! The `hixl::Hixl` members (Itanium-mangled names) and the `HixlCS*` C API.

@@ -1,0 +1,327 @@
+//! The ACL front end: `aclrtHostRegisterV2`, `aclrtHostRegister`, `aclrtHostUnregister`,
+//! `aclrtHostGetDevicePointer`, `aclrtMallocHost`, `aclrtFreeHost`, `aclrtMalloc`, `aclrtFree`.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use super::{decide, run, Verdict};
+use crate::codes::acl as code;
+use crate::platform::{memlock, memmap};
+use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
+use crate::rules::Finding;
+use crate::state::registry::HostReg;
+use crate::state::{self, Runtime};
+use crate::vendor::{Library, Symbol};
+
+type HostRegisterV2Fn = unsafe extern "C" fn(*mut c_void, u64, u32) -> i32;
+type HostRegisterFn = unsafe extern "C" fn(*mut c_void, u64, u32, *mut *mut c_void) -> i32;
+type PtrFn = unsafe extern "C" fn(*mut c_void) -> i32;
+type GetDevicePointerFn = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, u32) -> i32;
+type MallocHostFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
+type MallocFn = unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> i32;
+type GetDeviceFn = unsafe extern "C" fn(*mut i32) -> i32;
+type GetCurrentContextFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
+type GetSocNameFn = unsafe extern "C" fn() -> *const c_char;
+
+static HOST_REGISTER_V2: Symbol = Symbol::new(Library::Acl, c"aclrtHostRegisterV2");
+static HOST_REGISTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostRegister");
+static HOST_UNREGISTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostUnregister");
+static HOST_GET_DEVICE_POINTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostGetDevicePointer");
+static MALLOC_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtMallocHost");
+static FREE_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtFreeHost");
+static MALLOC: Symbol = Symbol::new(Library::Acl, c"aclrtMalloc");
+static FREE: Symbol = Symbol::new(Library::Acl, c"aclrtFree");
+static GET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtGetDevice");
+static GET_CURRENT_CONTEXT: Symbol = Symbol::new(Library::Acl, c"aclrtGetCurrentContext");
+static GET_SOC_NAME: Symbol = Symbol::new(Library::Acl, c"aclrtGetSocName");
+
+/// Call the vendor's function, or return `ACL_ERROR_API_NOT_SUPPORT` when it is missing.
+macro_rules! vendor {
+    ($sym:expr, $ty:ty, $($arg:expr),*) => {
+        // SAFETY: the symbol is the vendor's function of this exact prototype.
+        match unsafe { $sym.get_fn::<$ty>() } {
+            Some(f) => unsafe { f($($arg),*) },
+            None => code::API_NOT_SUPPORT,
+        }
+    };
+}
+
+/// The vendor's `aclrtGetSocName()`, when it answers.
+pub fn vendor_soc_name() -> Option<String> {
+    // SAFETY: prototype from vendor-facts §2; the result is a NUL-terminated static string.
+    let f = unsafe { GET_SOC_NAME.get_fn::<GetSocNameFn>() }?;
+    let p = unsafe { f() };
+    if p.is_null() {
+        return None;
+    }
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// The calling thread's current device (`aclrtGetDevice`), `None` when it has none.
+pub fn vendor_device() -> Option<i32> {
+    let f = unsafe { GET_DEVICE.get_fn::<GetDeviceFn>() }?;
+    let mut dev = -1;
+    // SAFETY: dev is a valid out-pointer.
+    (unsafe { f(&mut dev) } == code::SUCCESS).then_some(dev)
+}
+
+/// The calling thread's current context (`aclrtGetCurrentContext`): `Some(None)` when the
+/// vendor says there is none, `None` when the vendor cannot be asked.
+pub fn vendor_current_context() -> Option<Option<usize>> {
+    let f = unsafe { GET_CURRENT_CONTEXT.get_fn::<GetCurrentContextFn>() }?;
+    let mut ctx: *mut c_void = std::ptr::null_mut();
+    // SAFETY: ctx is a valid out-pointer.
+    let rc = unsafe { f(&mut ctx) };
+    Some((rc == code::SUCCESS && !ctx.is_null()).then_some(ctx as usize))
+}
+
+fn reg_args_text(a: &RegArgs) -> String {
+    match a.call {
+        RegCall::V2 { flag } => {
+            format!("ptr=0x{:x}, size={}, flag=0x{flag:x} ({})", a.ptr, a.size, rules::flag_names(flag))
+        }
+        RegCall::V1 { ty, dev_ptr_null } => {
+            format!(
+                "ptr=0x{:x}, size={}, type={ty}, devPtr={}",
+                a.ptr,
+                a.size,
+                if dev_ptr_null { "NULL" } else { "set" }
+            )
+        }
+    }
+}
+
+/// Everything regcheck finds about a host registration, without deciding or logging.
+/// Also returns the current device (-1 when unknown).
+pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
+    let call = a.call.name();
+    let mut findings = rules::check_args(a, rt.page_size, rt.config.large_bytes);
+    match rules::check_product(call, rt.soc().as_deref()) {
+        ProductVerdict::Supported => {}
+        ProductVerdict::Unsupported(f) => findings.push(f),
+        ProductVerdict::Conflict(why) => rt.note_once("product-conflict", log::Level::Warn, || {
+            format!("[ACL-HOSTREG-PRODUCT] {}: {why}; {call} is allowed", rt.soc().unwrap_or_default())
+        }),
+        ProductVerdict::Unlisted(soc) => rt.note_once("product-unlisted", log::Level::Info, || {
+            format!("SoC {soc:?} is not in regcheck's product table; ACL-HOSTREG-PRODUCT allows it")
+        }),
+        ProductVerdict::UnknownSoc => rt.note_once("product-unknown", log::Level::Info, || {
+            "aclrtGetSocName() gave no SoC name (set REGCHECK_SOC_NAME); ACL-HOSTREG-PRODUCT skipped".to_string()
+        }),
+    }
+    let context = vendor_current_context();
+    if context.is_none() {
+        rt.note_once("no-context-query", log::Level::Info, || {
+            "the vendor's aclrtGetCurrentContext cannot be found; ACL-HOSTREG-NO-CONTEXT skipped".to_string()
+        });
+    }
+    findings.extend(rules::check_context(context.map(|c| c.is_some())));
+    let device = vendor_device().unwrap_or(-1);
+    let Some((start, end)) = a.range() else { return (findings, device) };
+
+    let by_malloc_host = state::with(|s| s.host_allocs.containing_range(start, end - start).is_some());
+    let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
+    let locked = match memmap::query(start, end, want_lock_state) {
+        Ok(view) => {
+            findings.extend(rules::check_memory(start, end, &view));
+            if by_malloc_host {
+                Locked::ByMallocHost
+            } else if want_lock_state {
+                rules::locked_from_view(&view)
+            } else {
+                Locked::Unknown
+            }
+        }
+        Err(e) => {
+            rt.note_once("memmap", log::Level::Warn, || {
+                format!("cannot read the process's memory map ({e}); the memory-map rules are skipped")
+            });
+            if by_malloc_host {
+                Locked::ByMallocHost
+            } else {
+                Locked::Unknown
+            }
+        }
+    };
+    findings.extend(rules::check_locking(a, locked, &rt.kernel));
+    if a.call.pinned() {
+        findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
+    }
+    let existing = state::with(|s| s.host_regs.overlapping(device, start, end).copied());
+    findings.extend(rules::check_overlap(device, existing.as_ref()));
+    (findings, device)
+}
+
+fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
+    let (findings, device) = register_findings(rt, &a);
+    match decide(rt, a.call.name(), &reg_args_text(&a), &findings) {
+        Verdict::Reject(c) => Err(c as i32),
+        Verdict::Forward => Ok((a, device)),
+    }
+}
+
+fn record_register(a: RegArgs, device: i32, ret: i32) {
+    if ret != code::SUCCESS {
+        return;
+    }
+    if let Some((start, end)) = a.range() {
+        state::with(|s| {
+            s.host_regs.insert(HostReg {
+                device,
+                base: start,
+                len: (end - start) as u64,
+                flags: a.call.flags(),
+                api: a.call.api(),
+            })
+        });
+    }
+}
+
+/// `aclrtHostRegisterV2(ptr, size, flag)`.
+pub fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
+    run(
+        "aclrtHostRegisterV2",
+        |rt| check_register(rt, RegArgs { call: RegCall::V2 { flag }, ptr: ptr as usize, size }),
+        || vendor!(HOST_REGISTER_V2, HostRegisterV2Fn, ptr, size, flag),
+        |_, (a, device), ret| record_register(a, device, *ret),
+    )
+}
+
+/// `aclrtHostRegister(ptr, size, type, devPtr)`.
+pub fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut *mut c_void) -> i32 {
+    run(
+        "aclrtHostRegister",
+        |rt| {
+            let call = RegCall::V1 { ty, dev_ptr_null: dev_ptr.is_null() };
+            check_register(rt, RegArgs { call, ptr: ptr as usize, size })
+        },
+        || vendor!(HOST_REGISTER, HostRegisterFn, ptr, size, ty, dev_ptr),
+        |_, (a, device), ret| record_register(a, device, *ret),
+    )
+}
+
+/// `aclrtHostUnregister(ptr)`.
+pub fn host_unregister(ptr: *mut c_void) -> i32 {
+    run(
+        "aclrtHostUnregister",
+        |rt| {
+            let device = vendor_device().unwrap_or(-1);
+            let p = ptr as usize;
+            let (exact, containing) =
+                state::with(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
+            let findings: Vec<Finding> =
+                rules::check_unregister(p, device, exact, containing.as_ref()).into_iter().collect();
+            match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
+                Verdict::Reject(c) => Err(c as i32),
+                Verdict::Forward => Ok(device),
+            }
+        },
+        || vendor!(HOST_UNREGISTER, PtrFn, ptr),
+        |_, device, ret| {
+            // A failed unregister keeps the entry: the registration is still live.
+            if *ret == code::SUCCESS {
+                state::with(|s| s.host_regs.remove(device, ptr as usize));
+            }
+        },
+    )
+}
+
+/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: O(log n), no system call.
+pub fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
+    run(
+        "aclrtHostGetDevicePointer",
+        |rt| {
+            let device = vendor_device().unwrap_or(-1);
+            let p = p_host as usize;
+            let containing = state::with(|s| s.host_regs.containing(device, p).copied());
+            let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
+            if findings.is_empty() {
+                return Ok(());
+            }
+            let args =
+                format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
+            match decide(rt, "aclrtHostGetDevicePointer", &args, &findings) {
+                Verdict::Reject(c) => Err(c as i32),
+                Verdict::Forward => Ok(()),
+            }
+        },
+        || vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, p_host, p_device, flag),
+        |_, (), _| {},
+    )
+}
+
+/// `aclrtMallocHost(hostPtr, size)`: forwarded; the allocation is recorded (page-locked).
+pub fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
+    run(
+        "aclrtMallocHost",
+        |_| Ok(()),
+        || vendor!(MALLOC_HOST, MallocHostFn, host_ptr, size),
+        |_, (), ret| {
+            if *ret == code::SUCCESS && !host_ptr.is_null() {
+                // SAFETY: the vendor succeeded, so *host_ptr holds the allocation.
+                let p = unsafe { *host_ptr } as usize;
+                if p != 0 {
+                    state::with(|s| s.host_allocs.insert(p, size, ()));
+                }
+            }
+        },
+    )
+}
+
+/// `aclrtFreeHost(hostPtr)`: warns when registrations inside it are still live.
+pub fn free_host(host_ptr: *mut c_void) -> i32 {
+    run(
+        "aclrtFreeHost",
+        |rt| {
+            let p = host_ptr as usize;
+            let live = state::with(|s| {
+                let len = s.host_allocs.get(p).map_or(1, |a| a.len.max(1));
+                s.host_regs.intersecting_any_device(p, p.saturating_add(len))
+            });
+            let findings: Vec<Finding> = rules::check_free_host(p, &live).into_iter().collect();
+            match decide(rt, "aclrtFreeHost", &format!("hostPtr=0x{p:x}"), &findings) {
+                Verdict::Reject(c) => Err(c as i32),
+                Verdict::Forward => Ok(()),
+            }
+        },
+        || vendor!(FREE_HOST, PtrFn, host_ptr),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| s.host_allocs.remove(host_ptr as usize));
+            }
+        },
+    )
+}
+
+/// `aclrtMalloc(devPtr, size, policy)`: forwarded whatever the policy (HIXL ORs flags into
+/// it); the allocation and its policy are recorded for the HIXL rules.
+pub fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32 {
+    run(
+        "aclrtMalloc",
+        |_| Ok(()),
+        || vendor!(MALLOC, MallocFn, dev_ptr, size, policy),
+        |_, (), ret| {
+            if *ret == code::SUCCESS && !dev_ptr.is_null() {
+                // SAFETY: the vendor succeeded, so *dev_ptr holds the allocation.
+                let p = unsafe { *dev_ptr } as usize;
+                if p != 0 {
+                    state::with(|s| s.dev_allocs.insert(p, size, policy));
+                }
+            }
+        },
+    )
+}
+
+/// `aclrtFree(devPtr)`.
+pub fn free(dev_ptr: *mut c_void) -> i32 {
+    run(
+        "aclrtFree",
+        |_| Ok(()),
+        || vendor!(FREE, PtrFn, dev_ptr),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| s.dev_allocs.remove(dev_ptr as usize));
+            }
+        },
+    )
+}

@@ -1,0 +1,1 @@
+//! The HIXL front end (`hixl::Hixl` members and the `HixlCS*` C API).

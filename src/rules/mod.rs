@@ -1,0 +1,848 @@
+//! The rule catalogue: every check regcheck makes, as data, plus the pure functions that
+//! evaluate them ([`acl`], [`hixl`]).
+//!
+//! A rule has a stable ID (the public contract: never renamed, never reused), a default
+//! [`Action`], the vendor code returned when it rejects, a one-line summary, the generic fix
+//! and where the rule comes from. The catalogue is rendered to `docs/rules.md`; a test keeps
+//! the two identical.
+
+pub mod acl;
+pub mod hixl;
+pub mod products;
+
+use std::fmt;
+
+/// What regcheck does when a rule finds something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u32)]
+pub enum Action {
+    /// Not checked.
+    Off = 0,
+    /// Logged at info level, call forwarded.
+    Info = 1,
+    /// Logged as a warning, call forwarded.
+    Warn = 2,
+    /// Logged as an error, call rejected with the rule's vendor code (in `enforce` mode).
+    Error = 3,
+}
+
+impl Action {
+    /// Parse `off`, `info`, `warn`/`warning`, `error` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Action> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" | "ignore" => Some(Action::Off),
+            "info" => Some(Action::Info),
+            "warn" | "warning" => Some(Action::Warn),
+            "error" | "reject" => Some(Action::Error),
+            _ => None,
+        }
+    }
+
+    pub fn from_u32(v: u32) -> Option<Action> {
+        match v {
+            0 => Some(Action::Off),
+            1 => Some(Action::Info),
+            2 => Some(Action::Warn),
+            3 => Some(Action::Error),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Off => "off",
+            Action::Info => "info",
+            Action::Warn => "warn",
+            Action::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which vendor API family a rule belongs to (and so which code space its code is in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Acl,
+    Hixl,
+}
+
+/// One catalogue entry.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleInfo {
+    pub id: RuleId,
+    /// The stable ID, e.g. `ACL-HOSTREG-ALIGN`.
+    pub name: &'static str,
+    pub family: Family,
+    pub default: Action,
+    /// The vendor code returned when the rule rejects; `None` for rules that never reject
+    /// by default (if such a rule is raised to `error`, the family's generic parameter
+    /// code is used, see [`RuleInfo::reject_code`]).
+    pub code: Option<i64>,
+    /// The calls it applies to.
+    pub calls: &'static str,
+    /// What it checks, one line.
+    pub summary: &'static str,
+    /// The generic fix.
+    pub fix: &'static str,
+    /// Where the rule comes from.
+    pub source: &'static str,
+}
+
+impl RuleInfo {
+    /// The code returned on rejection.
+    pub fn reject_code(&self) -> i64 {
+        match (self.code, self.family) {
+            (Some(c), _) => c,
+            (None, Family::Acl) => crate::codes::acl::INVALID_PARAM as i64,
+            (None, Family::Hixl) => crate::codes::hixl::PARAM_INVALID as i64,
+        }
+    }
+}
+
+macro_rules! rule_ids {
+    ($($variant:ident = $num:literal,)*) => {
+        /// Stable numeric rule identifiers (the C API's `regcheck_rule_info.id`).
+        /// Numbers are never reused; new rules take new numbers.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(u32)]
+        pub enum RuleId { $($variant = $num,)* }
+
+        impl RuleId {
+            /// Every rule, in catalogue order.
+            pub const ALL: &'static [RuleId] = &[$(RuleId::$variant,)*];
+        }
+    };
+}
+
+rule_ids! {
+    AclHostregNull = 1,
+    AclHostregSizeZero = 2,
+    AclHostregRangeOverflow = 3,
+    AclHostregAlign = 4,
+    AclHostregSizePages = 5,
+    AclHostregFlagInvalid = 6,
+    AclHostregFlagReserved = 7,
+    AclHostregPinnedLocked = 8,
+    AclHostregPageableOldKernel = 9,
+    AclHostregUnmapped = 10,
+    AclHostregFileBacked = 11,
+    AclHostregStack = 12,
+    AclHostregReadonlyMapping = 13,
+    AclHostregOverlap = 14,
+    AclHostregProduct = 15,
+    AclHostregNoContext = 16,
+    AclHostregMemlock = 17,
+    AclHostregLarge = 18,
+    AclHostregPinnedOnly = 19,
+    AclHostunregNotRegistered = 20,
+    AclDevptrNull = 21,
+    AclDevptrFlag = 22,
+    AclDevptrNotMapped = 23,
+    AclFreehostRegistered = 24,
+    HixlNotInitialized = 101,
+    HixlRegNullAddr = 102,
+    HixlRegLenZero = 103,
+    HixlRegRangeOverflow = 104,
+    HixlRegMemtype = 105,
+    HixlRegOverlap = 106,
+    HixlRegCount = 107,
+    HixlRegCountNear = 108,
+    HixlRegHostCap = 109,
+    HixlRegDeviceCap = 110,
+    HixlRegAfterConnect = 111,
+    HixlRegThread = 112,
+    HixlRegHostOrigin = 113,
+    HixlRegHostRoce950 = 114,
+    HixlRegHostUnmapped = 115,
+    HixlRegDeviceOrigin = 116,
+    HixlRegDeviceHuge = 117,
+    HixlDeregNull = 118,
+    HixlDeregUnknown = 119,
+    HixlDeregConnected = 120,
+    HixlXferNotConnected = 121,
+    HixlXferEmpty = 122,
+    HixlXferLocalUnregistered = 123,
+    HixlFinalizeLeak = 124,
+}
+
+impl RuleId {
+    /// The catalogue entry of this rule.
+    pub fn info(self) -> &'static RuleInfo {
+        &CATALOGUE[self.index()]
+    }
+
+    /// Position in [`CATALOGUE`] (and in [`RuleId::ALL`]).
+    pub fn index(self) -> usize {
+        // The catalogue is ordered like RuleId::ALL; a unit test proves it.
+        RuleId::ALL.iter().position(|r| *r == self).unwrap_or(0)
+    }
+
+    /// The stable textual ID.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Look a rule up by its textual ID (case-insensitive).
+    pub fn from_name(name: &str) -> Option<RuleId> {
+        CATALOGUE.iter().find(|r| r.name.eq_ignore_ascii_case(name.trim())).map(|r| r.id)
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Rules matched by a pattern: an exact ID, or a prefix ending in `*` (`ACL-HOSTREG-*`, `*`).
+pub fn matching(pattern: &str) -> Vec<RuleId> {
+    let p = pattern.trim();
+    if let Some(prefix) = p.strip_suffix('*') {
+        let prefix = prefix.to_ascii_uppercase();
+        CATALOGUE.iter().filter(|r| r.name.starts_with(&prefix)).map(|r| r.id).collect()
+    } else {
+        RuleId::from_name(p).into_iter().collect()
+    }
+}
+
+/// One thing a rule found about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: RuleId,
+    /// The argument at fault (`ptr`, `size`, `flag`, `mem.addr`, ...).
+    pub arg: &'static str,
+    /// What is wrong, with the values involved.
+    pub problem: String,
+    /// How to fix it, specific to this call when possible.
+    pub fix: String,
+}
+
+impl Finding {
+    pub fn new(rule: RuleId, arg: &'static str, problem: impl Into<String>, fix: impl Into<String>) -> Finding {
+        Finding { rule, arg, problem: problem.into(), fix: fix.into() }
+    }
+}
+
+/// The catalogue, in [`RuleId::ALL`] order.
+pub static CATALOGUE: &[RuleInfo] = &[
+    RuleInfo {
+        id: RuleId::AclHostregNull,
+        name: "ACL-HOSTREG-NULL",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "`ptr` is NULL (aclrtHostRegister also: `devPtr` is NULL)",
+        fix: "pass the start of the host buffer (and, for aclrtHostRegister, where to store the device pointer)",
+        source: "CANN API reference; vendor returns 100000 (field failure A3)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregSizeZero,
+        name: "ACL-HOSTREG-SIZE-ZERO",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "`size` is 0",
+        fix: "pass the buffer's size in bytes; a size rounded down to 0 means the buffer is smaller than one page",
+        source: "CANN API reference; field failure A3",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregRangeOverflow,
+        name: "ACL-HOSTREG-RANGE-OVERFLOW",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "`ptr + size` wraps around the address space",
+        fix: "pass the buffer's real size",
+        source: "regcheck (an impossible range)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregAlign,
+        name: "ACL-HOSTREG-ALIGN",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "`ptr` is not aligned to max(4 KiB, the host page size)",
+        fix: "allocate with posix_memalign(page size, ...) or mmap, or over-allocate aclrtMallocHost memory by one page and round the pointer up",
+        source: "seed 000 (\"must be 4 KB page-aligned\"); field failure A1 (driver returns 507899)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregSizePages,
+        name: "ACL-HOSTREG-SIZE-PAGES",
+        family: Family::Acl,
+        default: Action::Warn,
+        code: None,
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "`size` is not a multiple of the host page size",
+        fix: "round the size up to a whole number of pages (and allocate that much)",
+        source: "field failure A2 (507899 on some versions)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregFlagInvalid,
+        name: "ACL-HOSTREG-FLAG-INVALID",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(107000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "V2 `flag` is 0 or has a bit outside MAPPED/IOMEMORY/READONLY/PINNED; V1 `type` is outside {0, 4, 8, 12} (rejected with 207000)",
+        fix: "use ACL_HOST_REG_MAPPED (0x2), ACL_HOST_REG_PINNED (0x10000000), or both OR-ed",
+        source: "seed 000 (flag); CANN API reference; field failure A4",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregFlagReserved,
+        name: "ACL-HOSTREG-FLAG-RESERVED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(207000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "ACL_HOST_REG_IOMEMORY or ACL_HOST_REG_READONLY requested: reserved, not supported",
+        fix: "drop IOMEMORY/READONLY; register with ACL_HOST_REG_MAPPED",
+        source: "seed 000 (\"This is a reserved option\"); field failure A4",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregPinnedLocked,
+        name: "ACL-HOSTREG-PINNED-LOCKED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(107000),
+        calls: "aclrtHostRegisterV2",
+        summary: "ACL_HOST_REG_PINNED on memory that is already page-locked (aclrtMallocHost or mlocked)",
+        fix: "drop ACL_HOST_REG_PINNED: the memory is page-locked already; register it with ACL_HOST_REG_MAPPED only",
+        source: "seed 000 (PINNED is for non-page-locked memory); field failure A5",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregPageableOldKernel,
+        name: "ACL-HOSTREG-PAGEABLE-OLD-KERNEL",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "kernel release <= the threshold (default 5.10) and the range is not page-locked",
+        fix: "allocate the buffer with aclrtMallocHost (page-locked), or mlock it, or run on a kernel newer than the threshold",
+        source: "seed 000 (\"5.10 or earlier ... will cause exceptions\"); field failure A13",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregUnmapped,
+        name: "ACL-HOSTREG-UNMAPPED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "some page of the range is not mapped in the process",
+        fix: "register only memory you allocated, with its real size; a freed buffer cannot be registered",
+        source: "regcheck (driver returns 507899)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregFileBacked,
+        name: "ACL-HOSTREG-FILE-BACKED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "the range is a mapping of a regular file (tmpfs shared memory, memfd and SysV shm are fine)",
+        fix: "copy the data into anonymous memory (mmap MAP_ANONYMOUS, posix_memalign, aclrtMallocHost) or use shared memory (memfd, /dev/shm)",
+        source: "CANN API reference; field failures (507899 for file-backed mmap)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregStack,
+        name: "ACL-HOSTREG-STACK",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "the range lies in a thread's stack",
+        fix: "register heap or mmap memory that outlives the call; stack memory is reused as soon as the function returns",
+        source: "field failures (507899; CUDA crash on a stack variable)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregReadonlyMapping,
+        name: "ACL-HOSTREG-READONLY-MAPPING",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "the mapping is not writable",
+        fix: "register writable memory (mprotect PROT_READ|PROT_WRITE, or copy into a writable buffer)",
+        source: "field failures (507899 for read-only mappings)",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregOverlap,
+        name: "ACL-HOSTREG-OVERLAP",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(507910),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "the range overlaps (byte-granular) a live registration on the same device",
+        fix: "register each buffer once per device, or unregister the existing registration first",
+        source: "CANN API reference (507910); field failure A7",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregProduct,
+        name: "ACL-HOSTREG-PRODUCT",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(207000),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister, aclrtHostGetDevicePointer, aclrtHostUnregister",
+        summary: "the SoC's product family does not support host registration (Atlas 200I/500 A2, inference, training series)",
+        fix: "run on Atlas A2, Atlas A3 or Ascend 950PR/950DT; on other products copy through device memory (aclrtMemcpy)",
+        source: "seed 000 (Applicable Products); CANN API reference; field failure A10",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregNoContext,
+        name: "ACL-HOSTREG-NO-CONTEXT",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(107002),
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "no current ACL context on the calling thread",
+        fix: "call aclrtSetDevice(id) on this thread, or aclrtSetCurrentContext(ctx) with a context from aclrtGetCurrentContext on the thread that created it",
+        source: "CANN API reference (107002); field failure A9",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregMemlock,
+        name: "ACL-HOSTREG-MEMLOCK",
+        family: Family::Acl,
+        default: Action::Warn,
+        code: None,
+        calls: "aclrtHostRegisterV2",
+        summary: "pinning pageable memory would exceed RLIMIT_MEMLOCK and the process lacks CAP_IPC_LOCK",
+        fix: "raise the limit (ulimit -l unlimited, --ulimit memlock=-1 for containers) or grant CAP_IPC_LOCK",
+        source: "field failure A11",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregLarge,
+        name: "ACL-HOSTREG-LARGE",
+        family: Family::Acl,
+        default: Action::Warn,
+        code: None,
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
+        summary: "one registration above a configurable size (REGCHECK_LARGE_BYTES, default 64 GiB)",
+        fix: "register in chunks (e.g. 16 GiB each); very large single registrations fail with 207001",
+        source: "field failure A12",
+    },
+    RuleInfo {
+        id: RuleId::AclHostregPinnedOnly,
+        name: "ACL-HOSTREG-PINNED-ONLY",
+        family: Family::Acl,
+        default: Action::Info,
+        code: None,
+        calls: "aclrtHostRegisterV2",
+        summary: "ACL_HOST_REG_PINNED without ACL_HOST_REG_MAPPED (slower transfers)",
+        fix: "add ACL_HOST_REG_MAPPED where bandwidth matters",
+        source: "field failure A17",
+    },
+    RuleInfo {
+        id: RuleId::AclHostunregNotRegistered,
+        name: "ACL-HOSTUNREG-NOT-REGISTERED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(507911),
+        calls: "aclrtHostUnregister",
+        summary: "the pointer is not the exact base of a live registration on the current device",
+        fix: "pass the same pointer that was registered, once",
+        source: "CANN API reference (507911); field failure A8",
+    },
+    RuleInfo {
+        id: RuleId::AclDevptrNull,
+        name: "ACL-DEVPTR-NULL",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostGetDevicePointer",
+        summary: "`pHost` or `pDevice` is NULL",
+        fix: "pass the registered host pointer and the address of a void* to receive the device pointer",
+        source: "CANN API reference",
+    },
+    RuleInfo {
+        id: RuleId::AclDevptrFlag,
+        name: "ACL-DEVPTR-FLAG",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(100000),
+        calls: "aclrtHostGetDevicePointer",
+        summary: "`flag` is not 0",
+        fix: "pass 0 as flag (the argument order is pHost, pDevice, flag)",
+        source: "CANN API reference; field failure A6",
+    },
+    RuleInfo {
+        id: RuleId::AclDevptrNotMapped,
+        name: "ACL-DEVPTR-NOT-MAPPED",
+        family: Family::Acl,
+        default: Action::Error,
+        code: Some(107000),
+        calls: "aclrtHostGetDevicePointer",
+        summary: "`pHost` is not inside a live registration made with ACL_HOST_REG_MAPPED",
+        fix: "register the buffer with ACL_HOST_REG_MAPPED on the current device first",
+        source: "CANN API reference (107000); field failure A6",
+    },
+    RuleInfo {
+        id: RuleId::AclFreehostRegistered,
+        name: "ACL-FREEHOST-REGISTERED",
+        family: Family::Acl,
+        default: Action::Warn,
+        code: None,
+        calls: "aclrtFreeHost",
+        summary: "memory freed while it still has live registrations",
+        fix: "call aclrtHostUnregister on each registration before aclrtFreeHost",
+        source: "CANN API reference (\"unpredictable behaviour\"); field failure A16",
+    },
+    RuleInfo {
+        id: RuleId::HixlNotInitialized,
+        name: "HIXL-NOT-INITIALIZED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::RegisterMem, DeregisterMem, Connect, TransferSync",
+        summary: "the instance is not initialised, or was finalised",
+        fix: "call Initialize first (and do not use an instance after Finalize)",
+        source: "HIXL code (FAILED before Initialize); field failure B5",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegNullAddr,
+        name: "HIXL-REG-NULL-ADDR",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "`mem.addr` is 0",
+        fix: "pass the start address of the buffer",
+        source: "HIXL code; field failure B4",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegLenZero,
+        name: "HIXL-REG-LEN-ZERO",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "`mem.len` is 0",
+        fix: "pass the buffer's length in bytes",
+        source: "field failure B4 (the vendor does not check it)",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegRangeOverflow,
+        name: "HIXL-REG-RANGE-OVERFLOW",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "`addr + len` wraps around the address space",
+        fix: "pass the buffer's real length",
+        source: "HIXL code; field failure B4",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegMemtype,
+        name: "HIXL-REG-MEMTYPE",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "`type` is neither MEM_DEVICE (0) nor MEM_HOST (1) (the vendor silently treats it as host)",
+        fix: "pass hixl::MEM_DEVICE for aclrtMalloc memory or hixl::MEM_HOST for host memory",
+        source: "HIXL code; field failure B11",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegOverlap,
+        name: "HIXL-REG-OVERLAP",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "overlaps a live registration of the same MemType on this instance without being identical",
+        fix: "register whole allocations once; an identical (addr, len, type) registration returns the existing handle",
+        source: "HIXL code (\"does not support overlapped memory region\"); field failure B3",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegCount,
+        name: "HIXL-REG-COUNT",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(203900),
+        calls: "Hixl::RegisterMem",
+        summary: "the registration would make more than 4000 live registrations on the instance (REGCHECK_HIXL_MAX_REGS)",
+        fix: "register whole allocations (one per pool), not one region per tensor",
+        source: "seed 001 (at most 4,000 memory objects per instance); field failure B2",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegCountNear,
+        name: "HIXL-REG-COUNT-NEAR",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::RegisterMem",
+        summary: "90% of the registration limit reached on the instance (reported once per instance)",
+        fix: "register fewer, larger regions",
+        source: "seed 001; field failure B2",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegHostCap,
+        name: "HIXL-REG-HOST-CAP",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(203900),
+        calls: "Hixl::RegisterMem",
+        summary: "Atlas A2/A3: total live host registration would exceed 20 GiB (HDK < 25.5.0 or unknown) or 1 TiB (HDK >= 25.5.0)",
+        fix: "register less host memory, or upgrade the driver (HDK 25.5.0 or later allows 1 TiB)",
+        source: "seed 001; field failure B1",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegDeviceCap,
+        name: "HIXL-REG-DEVICE-CAP",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(203900),
+        calls: "Hixl::RegisterMem",
+        summary: "Atlas A2/A3: total live device registration would exceed 50 GiB",
+        fix: "register less device memory on this instance",
+        source: "HIXL API reference (device memory at most 50 GB)",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegAfterConnect,
+        name: "HIXL-REG-AFTER-CONNECT",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::RegisterMem",
+        summary: "RegisterMem after Connect/ConnectAsync succeeded on this instance",
+        fix: "register all local memory before Connect (links made before cannot see the region), or Disconnect, register, and Connect again",
+        source: "seed 001 (\"Before calling Connect ... register all local memories\"); field failure B6",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegThread,
+        name: "HIXL-REG-THREAD",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::RegisterMem",
+        summary: "called on a thread other than Initialize's whose current ACL context is not Initialize's",
+        fix: "call RegisterMem on the Initialize thread, or aclrtSetCurrentContext(ctx) on this thread with the context aclrtGetCurrentContext returned there",
+        source: "seed 001 (same thread as Initialize); field failure B12",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegHostOrigin,
+        name: "HIXL-REG-HOST-ORIGIN",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem",
+        summary: "Atlas A2/A3, MEM_HOST: the range was not allocated by aclrtMallocHost",
+        fix: "allocate host memory to register with aclrtMallocHost",
+        source: "seed 001; field failure B8",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegHostRoce950,
+        name: "HIXL-REG-HOST-ROCE-950",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "Ascend 950PR/950DT with a host RoCE transport: the range was allocated by aclrtMallocHost",
+        fix: "allocate host memory with malloc/posix_memalign/mmap instead of aclrtMallocHost",
+        source: "seed 001; field failure B9",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegHostUnmapped,
+        name: "HIXL-REG-HOST-UNMAPPED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "MEM_HOST range not fully mapped in the process",
+        fix: "register only memory you allocated, with its real size",
+        source: "regcheck (fails later inside HCCL)",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegDeviceOrigin,
+        name: "HIXL-REG-DEVICE-ORIGIN",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "MEM_DEVICE range not inside an aclrtMalloc allocation regcheck saw",
+        fix: "allocate device memory with aclrtMalloc (or declare host memory as MEM_HOST)",
+        source: "seed 001; field failure B11",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegDeviceHuge,
+        name: "HIXL-REG-DEVICE-HUGE",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "HCCS transport and the MEM_DEVICE range comes from an aclrtMalloc whose policy is not ACL_MEM_MALLOC_HUGE_ONLY (or its P2P variant)",
+        fix: "allocate with aclrtMalloc(..., ACL_MEM_MALLOC_HUGE_ONLY)",
+        source: "seed 001; field failure B10",
+    },
+    RuleInfo {
+        id: RuleId::HixlDeregNull,
+        name: "HIXL-DEREG-NULL",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::DeregisterMem, HixlCSServerUnregMem, HixlCSClientUnregMem",
+        summary: "DeregisterMem(nullptr)",
+        fix: "pass the handle RegisterMem returned",
+        source: "HIXL code (PARAM_INVALID)",
+    },
+    RuleInfo {
+        id: RuleId::HixlDeregUnknown,
+        name: "HIXL-DEREG-UNKNOWN",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::DeregisterMem, HixlCSServerUnregMem, HixlCSClientUnregMem",
+        summary: "handle not live on this instance (double deregistration, another instance's handle): the vendor returns SUCCESS silently",
+        fix: "deregister each handle once, on the instance that returned it",
+        source: "HIXL API reference; field failure B7",
+    },
+    RuleInfo {
+        id: RuleId::HixlDeregConnected,
+        name: "HIXL-DEREG-CONNECTED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::DeregisterMem",
+        summary: "DeregisterMem while links are up",
+        fix: "Disconnect every remote engine first",
+        source: "HIXL code (\"All clients must be disconnected\"); field failure B7",
+    },
+    RuleInfo {
+        id: RuleId::HixlXferNotConnected,
+        name: "HIXL-XFER-NOT-CONNECTED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103902),
+        calls: "Hixl::TransferSync, TransferAsync",
+        summary: "transfer to an engine this instance has no link to",
+        fix: "Connect to the remote engine first",
+        source: "HIXL code (NOT_CONNECTED)",
+    },
+    RuleInfo {
+        id: RuleId::HixlXferEmpty,
+        name: "HIXL-XFER-EMPTY",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::TransferSync, TransferAsync",
+        summary: "empty op list, or an op with len == 0 or a NULL address",
+        fix: "pass at least one op with non-zero addresses and length",
+        source: "HIXL code",
+    },
+    RuleInfo {
+        id: RuleId::HixlXferLocalUnregistered,
+        name: "HIXL-XFER-LOCAL-UNREGISTERED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::TransferSync, TransferAsync",
+        summary: "an op's local range is not inside one live registration of this instance",
+        fix: "register the local buffer (before Connect) and keep each op inside one registered region",
+        source: "seed 001 (local addresses must be registered); field failures (bounce-buffer copies)",
+    },
+    RuleInfo {
+        id: RuleId::HixlFinalizeLeak,
+        name: "HIXL-FINALIZE-LEAK",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::Finalize, ~Hixl",
+        summary: "Finalize or destruction with registrations never deregistered",
+        fix: "DeregisterMem every handle before Finalize",
+        source: "regcheck (leak report)",
+    },
+];
+
+/// Render the catalogue as the Markdown of `docs/rules.md`.
+pub fn catalogue_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# regcheck rule catalogue\n\n");
+    out.push_str("Generated from `src/rules/mod.rs` (a unit test keeps this file identical; run\n");
+    out.push_str("`REGCHECK_BLESS=1 cargo test --lib catalogue` after changing the catalogue).\n\n");
+    out.push_str("Actions: `error` rejects the call with the code shown (in `enforce` mode), `warn` and `info`\n");
+    out.push_str("log and forward, `off` skips the check. Change them with `REGCHECK_RULES`.\n\n");
+    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
+        out.push_str(&format!("## {title}\n\n"));
+        out.push_str("| ID | # | default | code on rejection | calls | checks |\n|---|---|---|---|---|---|\n");
+        for r in CATALOGUE.iter().filter(|r| r.family == family) {
+            let code = match r.code {
+                Some(c) => format!("{c} `{}`", crate::codes::name(c)),
+                None => "-".to_string(),
+            };
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                r.name, r.id as u32, r.default, code, r.calls, r.summary
+            ));
+        }
+        out.push('\n');
+        for r in CATALOGUE.iter().filter(|r| r.family == family) {
+            out.push_str(&format!(
+                "### `{}`\n\n{}.\n\n- Fix: {}.\n- Source: {}.\n\n",
+                r.name, r.summary, r.fix, r.source
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_is_in_rule_order_and_unique() {
+        assert_eq!(CATALOGUE.len(), RuleId::ALL.len());
+        for (i, (r, id)) in CATALOGUE.iter().zip(RuleId::ALL).enumerate() {
+            assert_eq!(r.id, *id, "entry {i} out of order");
+            assert_eq!(id.index(), i);
+        }
+        let mut names: Vec<_> = CATALOGUE.iter().map(|r| r.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CATALOGUE.len(), "duplicate rule name");
+    }
+
+    #[test]
+    fn rejecting_rules_have_codes_in_their_family() {
+        for r in CATALOGUE {
+            if r.default == Action::Error {
+                let code = r.code.unwrap_or_else(|| panic!("{} rejects without a code", r.name));
+                match r.family {
+                    Family::Acl => assert!((100000..600000).contains(&code), "{}", r.name),
+                    Family::Hixl => assert!(code % 100 == 0 || code == 103902, "{}", r.name),
+                }
+            }
+            assert!(r.name.starts_with(if r.family == Family::Acl { "ACL-" } else { "HIXL-" }));
+            assert!(!r.fix.is_empty() && !r.summary.is_empty() && !r.source.is_empty());
+        }
+    }
+
+    #[test]
+    fn patterns() {
+        assert_eq!(matching("ACL-HOSTREG-ALIGN"), vec![RuleId::AclHostregAlign]);
+        assert_eq!(matching("acl-hostreg-align"), vec![RuleId::AclHostregAlign]);
+        assert_eq!(matching("ACL-DEVPTR-*").len(), 3);
+        assert_eq!(matching("*").len(), CATALOGUE.len());
+        assert!(matching("ACL-NOPE").is_empty());
+        assert_eq!(Action::parse("Warning"), Some(Action::Warn));
+        assert_eq!(Action::parse("loud"), None);
+    }
+
+    #[test]
+    fn catalogue_doc_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+        let want = catalogue_markdown();
+        if std::env::var_os("REGCHECK_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(have == want, "docs/rules.md is stale: run REGCHECK_BLESS=1 cargo test --lib catalogue");
+    }
+}

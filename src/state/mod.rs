@@ -1,0 +1,218 @@
+//! Per-process state: the lazily created [`Runtime`] (configuration, rule actions, detected
+//! environment) and the [`State`] of registrations and allocations behind one mutex.
+//!
+//! Nothing here runs at load time. The mutex is never held while the vendor runs, and a
+//! `pthread_atfork` handler makes sure a child process starts with it usable and with the
+//! parent's registrations.
+
+pub mod hixl;
+pub mod registry;
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use crate::config::{Config, Mode};
+use crate::platform::hdk::HdkVersion;
+use crate::platform::kernel::KernelVersion;
+use crate::rules::acl::KernelFacts;
+use crate::rules::{Action, RuleId, CATALOGUE};
+use registry::{AllocMap, HostRegistry};
+
+/// Registrations and allocations regcheck has seen succeed.
+#[derive(Debug, Default)]
+pub struct State {
+    pub host_regs: HostRegistry,
+    /// `aclrtMallocHost` allocations.
+    pub host_allocs: AllocMap<()>,
+    /// `aclrtMalloc` allocations, with their policy.
+    pub dev_allocs: AllocMap<u32>,
+    /// HIXL instances.
+    pub hixl: hixl::HixlState,
+}
+
+static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::default()));
+
+/// Run `f` with the state locked. Never call the vendor inside `f`.
+pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let mut guard = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    f(&mut guard)
+}
+
+thread_local! {
+    static FORK_GUARD: RefCell<Option<MutexGuard<'static, State>>> = const { RefCell::new(None) };
+}
+
+extern "C" fn fork_prepare() {
+    let guard = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    let _ = FORK_GUARD.try_with(|g| *g.borrow_mut() = Some(guard));
+}
+
+extern "C" fn fork_release() {
+    let _ = FORK_GUARD.try_with(|g| g.borrow_mut().take());
+}
+
+extern "C" fn fork_child() {
+    fork_release();
+    let live = with(|s| s.host_regs.len());
+    if live > 0 {
+        log::warn!(
+            target: "regcheck",
+            "fork() with {live} live host registration(s): the child inherits regcheck's records, but registered (pinned) pages are shared copy-on-write with the parent; do not use them for DMA in both processes"
+        );
+    }
+}
+
+/// The driver version as regcheck knows it.
+#[derive(Debug, Clone)]
+pub struct HdkFacts {
+    pub text: Option<String>,
+    pub version: Option<HdkVersion>,
+    /// Where it came from (`REGCHECK_HDK_VERSION`, a version.info path), or why it is unknown.
+    pub source: String,
+}
+
+/// Configuration and environment, created on the first intercepted call.
+pub struct Runtime {
+    pub config: Config,
+    actions: Vec<AtomicU8>,
+    pub page_size: usize,
+    pub kernel: KernelFacts,
+    soc: Mutex<Option<String>>,
+    hdk: OnceLock<HdkFacts>,
+    noted: Mutex<HashSet<String>>,
+}
+
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+/// The runtime, created on first use.
+pub fn runtime() -> &'static Runtime {
+    RUNTIME.get_or_init(Runtime::init)
+}
+
+/// The runtime if it exists already (never creates it).
+pub fn runtime_if_ready() -> Option<&'static Runtime> {
+    RUNTIME.get()
+}
+
+extern "C" fn print_summary() {
+    eprintln!("{}", crate::report::summary_text());
+    let live = with(|s| s.host_regs.len());
+    if live > 0 {
+        eprintln!("regcheck: summary: {live} host registration(s) never unregistered");
+    }
+}
+
+impl Runtime {
+    fn init() -> Runtime {
+        let (config, warnings) = Config::from_vars(
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+        );
+        crate::report::init_logger(&config);
+        for w in &warnings {
+            log::warn!(target: "regcheck", "{w}");
+        }
+        let release =
+            config.kernel_release.clone().or_else(crate::platform::kernel::current_release).unwrap_or_default();
+        let kernel = KernelFacts {
+            version: KernelVersion::parse(&release),
+            release: if release.is_empty() { "unknown".into() } else { release },
+            pageable_max: config.pageable_kernel_max,
+        };
+        let actions = config.actions().into_iter().map(|a| AtomicU8::new(a as u8)).collect();
+        let page_size = crate::platform::page_size();
+        // SAFETY: the handlers only lock/unlock regcheck's own mutex.
+        unsafe {
+            libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_child));
+            if config.summary {
+                libc::atexit(print_summary);
+            }
+        }
+        let rt = Runtime {
+            actions,
+            page_size,
+            kernel,
+            soc: Mutex::new(config.soc_name.clone()),
+            hdk: OnceLock::new(),
+            noted: Mutex::new(HashSet::new()),
+            config,
+        };
+        log::info!(
+            target: "regcheck",
+            "regcheck {} active: mode={}, log={:?}, rule overrides: {}; kernel {} ({}; pageable memory {} at or below {}), page size {}",
+            env!("CARGO_PKG_VERSION"),
+            rt.config.mode.as_str(),
+            rt.config.log_filter,
+            if rt.config.rule_overrides.is_empty() {
+                "none".to_string()
+            } else {
+                rt.config.rule_overrides.iter().map(|(r, a)| format!("{r}={a}")).collect::<Vec<_>>().join(",")
+            },
+            rt.kernel.release,
+            if rt.config.kernel_release.is_some() { "REGCHECK_KERNEL_RELEASE" } else { "uname" },
+            if rt.kernel.needs_page_locked() { "is rejected" } else { "is allowed: the kernel is newer than" },
+            rt.kernel.threshold_text(),
+            rt.page_size
+        );
+        rt
+    }
+
+    /// The mode (`REGCHECK_MODE`).
+    pub fn mode(&self) -> Mode {
+        self.config.mode
+    }
+
+    /// A rule's current action.
+    pub fn action(&self, rule: RuleId) -> Action {
+        self.actions
+            .get(rule.index())
+            .and_then(|a| Action::from_u32(a.load(Ordering::Relaxed) as u32))
+            .unwrap_or(CATALOGUE[rule.index()].default)
+    }
+
+    /// Change a rule's action at run time.
+    pub fn set_action(&self, rule: RuleId, action: Action) {
+        if let Some(a) = self.actions.get(rule.index()) {
+            a.store(action as u8, Ordering::Relaxed);
+        }
+    }
+
+    /// The SoC name: `REGCHECK_SOC_NAME`, else the vendor's `aclrtGetSocName()` (cached once
+    /// it answers; `None` while it cannot).
+    pub fn soc(&self) -> Option<String> {
+        if let Some(s) = self.soc.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            return Some(s);
+        }
+        let s = crate::frontend::acl::vendor_soc_name()?;
+        log::info!(target: "regcheck", "SoC {s:?} (from aclrtGetSocName), product family {:?}", crate::rules::products::family(&s));
+        *self.soc.lock().unwrap_or_else(PoisonError::into_inner) = Some(s.clone());
+        Some(s)
+    }
+
+    /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info.
+    pub fn hdk(&self) -> &HdkFacts {
+        self.hdk.get_or_init(|| {
+            let facts = if let Some(t) = &self.config.hdk_version {
+                HdkFacts { version: HdkVersion::parse(t), text: Some(t.clone()), source: "REGCHECK_HDK_VERSION".into() }
+            } else {
+                match crate::platform::hdk::read_driver_version() {
+                    Ok((t, path)) => {
+                        HdkFacts { version: HdkVersion::parse(&t), text: Some(t), source: path.display().to_string() }
+                    }
+                    Err(e) => HdkFacts { version: None, text: None, source: e },
+                }
+            };
+            log::info!(target: "regcheck", "driver (HDK) version {:?} from {}", facts.text, facts.source);
+            facts
+        })
+    }
+
+    /// Log `msg` at info level the first time `key` is seen (skipped rules, unknown SoC...).
+    pub fn note_once(&self, key: &str, level: log::Level, msg: impl FnOnce() -> String) {
+        let first = self.noted.lock().unwrap_or_else(PoisonError::into_inner).insert(key.to_string());
+        if first {
+            log::log!(target: "regcheck", level, "{}", msg());
+        }
+    }
+}

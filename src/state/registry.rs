@@ -1,0 +1,198 @@
+//! Registries of live registrations and allocations: ordered maps keyed by start address, so
+//! every look-up (containing, overlapping) is O(log n) with no system call.
+
+use std::collections::BTreeMap;
+
+/// Which host-registration API made a registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostRegApi {
+    /// `aclrtHostRegisterV2(ptr, size, flag)`.
+    V2,
+    /// `aclrtHostRegister(ptr, size, type, &devPtr)`: always mapped.
+    V1,
+}
+
+/// One live `aclrtHostRegister*` registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostReg {
+    pub device: i32,
+    pub base: usize,
+    pub len: u64,
+    /// V2 flag bits; for V1 the type value.
+    pub flags: u32,
+    pub api: HostRegApi,
+}
+
+impl HostReg {
+    pub fn end(&self) -> usize {
+        self.base.saturating_add(self.len as usize)
+    }
+
+    /// Whether a device address can be asked for (`aclrtHostGetDevicePointer`).
+    pub fn mapped(&self) -> bool {
+        match self.api {
+            HostRegApi::V1 => true,
+            HostRegApi::V2 => self.flags & crate::rules::acl::MAPPED != 0,
+        }
+    }
+
+    pub fn contains(&self, addr: usize) -> bool {
+        addr >= self.base && addr < self.end()
+    }
+}
+
+/// Live host registrations, per device, non-overlapping within a device (the vendor
+/// rejects overlaps, and only successful registrations are recorded).
+#[derive(Debug, Default, Clone)]
+pub struct HostRegistry {
+    regs: BTreeMap<(i32, usize), HostReg>,
+}
+
+impl HostRegistry {
+    pub fn insert(&mut self, reg: HostReg) {
+        self.regs.insert((reg.device, reg.base), reg);
+    }
+
+    pub fn remove(&mut self, device: i32, base: usize) -> Option<HostReg> {
+        self.regs.remove(&(device, base))
+    }
+
+    pub fn len(&self) -> usize {
+        self.regs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.regs.is_empty()
+    }
+
+    /// The registration on `device` whose base is exactly `base`.
+    pub fn exact(&self, device: i32, base: usize) -> Option<&HostReg> {
+        self.regs.get(&(device, base))
+    }
+
+    /// The registration on `device` containing `addr`.
+    pub fn containing(&self, device: i32, addr: usize) -> Option<&HostReg> {
+        self.regs.range((device, 0)..=(device, addr)).next_back().map(|(_, r)| r).filter(|r| r.contains(addr))
+    }
+
+    /// A registration on `device` overlapping `[start, end)`, if any.
+    pub fn overlapping(&self, device: i32, start: usize, end: usize) -> Option<&HostReg> {
+        if end <= start {
+            return None;
+        }
+        self.regs.range((device, 0)..(device, end)).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
+    }
+
+    /// Every registration, on any device, that intersects `[start, end)`.
+    pub fn intersecting_any_device(&self, start: usize, end: usize) -> Vec<HostReg> {
+        self.regs.values().filter(|r| r.base < end && r.end() > start).copied().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &HostReg> {
+        self.regs.values()
+    }
+}
+
+/// Allocations seen through the vendor's allocators (`aclrtMallocHost`, `aclrtMalloc`),
+/// with a payload (the `aclrtMalloc` policy).
+#[derive(Debug, Clone)]
+pub struct AllocMap<T> {
+    allocs: BTreeMap<usize, (usize, T)>,
+}
+
+impl<T> Default for AllocMap<T> {
+    fn default() -> Self {
+        AllocMap { allocs: BTreeMap::new() }
+    }
+}
+
+/// One allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alloc<T> {
+    pub base: usize,
+    pub len: usize,
+    pub extra: T,
+}
+
+impl<T: Copy> AllocMap<T> {
+    pub fn insert(&mut self, base: usize, len: usize, extra: T) {
+        self.allocs.insert(base, (len, extra));
+    }
+
+    pub fn remove(&mut self, base: usize) -> Option<Alloc<T>> {
+        self.allocs.remove(&base).map(|(len, extra)| Alloc { base, len, extra })
+    }
+
+    pub fn get(&self, base: usize) -> Option<Alloc<T>> {
+        self.allocs.get(&base).map(|&(len, extra)| Alloc { base, len, extra })
+    }
+
+    /// The allocation that contains all of `[start, start + len)`.
+    pub fn containing_range(&self, start: usize, len: usize) -> Option<Alloc<T>> {
+        let (&base, &(alen, extra)) = self.allocs.range(..=start).next_back()?;
+        let end = start.checked_add(len)?;
+        (end <= base.saturating_add(alen) && start < base.saturating_add(alen.max(1))).then_some(Alloc {
+            base,
+            len: alen,
+            extra,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.allocs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.allocs.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg(device: i32, base: usize, len: u64) -> HostReg {
+        HostReg { device, base, len, flags: crate::rules::acl::MAPPED, api: HostRegApi::V2 }
+    }
+
+    #[test]
+    fn overlap_is_byte_granular_and_per_device() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(reg(0, 0x4000, 0x2000));
+        assert!(r.overlapping(0, 0x2000, 0x4000).is_none(), "touching is not overlapping");
+        assert_eq!(r.overlapping(0, 0x1fff, 0x2000).unwrap().base, 0x1000);
+        assert_eq!(r.overlapping(0, 0x0, 0x1001).unwrap().base, 0x1000);
+        assert_eq!(r.overlapping(0, 0x3000, 0x4001).unwrap().base, 0x4000);
+        assert_eq!(r.overlapping(0, 0x0, 0x10000).unwrap().base, 0x4000);
+        assert!(r.overlapping(1, 0x1000, 0x2000).is_none(), "other device");
+        assert!(r.overlapping(0, 0x5000, 0x5000).is_none(), "empty range");
+    }
+
+    #[test]
+    fn containing_and_exact() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(reg(2, 0x1000, 0x3000));
+        assert_eq!(r.containing(0, 0x1800).unwrap().base, 0x1000);
+        assert!(r.containing(0, 0x2000).is_none());
+        assert_eq!(r.containing(2, 0x2000).unwrap().len, 0x3000);
+        assert!(r.exact(0, 0x1800).is_none());
+        assert!(r.exact(0, 0x1000).is_some());
+        assert_eq!(r.intersecting_any_device(0x1000, 0x1001).len(), 2);
+        assert!(r.remove(0, 0x1000).is_some());
+        assert_eq!(r.len(), 1);
+    }
+
+    #[test]
+    fn alloc_containing_range() {
+        let mut a = AllocMap::default();
+        a.insert(0x1000, 0x1000, 7u32);
+        assert_eq!(a.containing_range(0x1000, 0x1000).unwrap().extra, 7);
+        assert!(a.containing_range(0x1800, 0x1000).is_none());
+        assert!(a.containing_range(0x2000, 1).is_none());
+        assert!(a.containing_range(0x800, 1).is_none());
+        assert_eq!(a.remove(0x1000).unwrap().len, 0x1000);
+        assert!(a.is_empty());
+    }
+}
