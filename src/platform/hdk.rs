@@ -85,13 +85,7 @@ impl HdkVersion {
         } else {
             return None;
         };
-        Some(HdkVersion {
-            major,
-            minor,
-            stage,
-            patch,
-            build,
-        })
+        Some(HdkVersion { major, minor, stage, patch, build })
     }
 
     /// The vendor's numeric form: `major*10^7 + minor*10^5 + patch*10^3`, minus 300/200/100
@@ -103,9 +97,7 @@ impl HdkVersion {
     /// component matters. The form is only order-preserving while minor < 100, patch < 100
     /// and pre-release numbers < 100, which holds for every published version.
     pub fn numeric(&self) -> u64 {
-        let base = u64::from(self.major) * 10_000_000
-            + u64::from(self.minor) * 100_000
-            + u64::from(self.patch) * 1_000;
+        let base = u64::from(self.major) * 10_000_000 + u64::from(self.minor) * 100_000 + u64::from(self.patch) * 1_000;
         let (minus, plus) = match self.stage {
             Stage::Alpha(n) => (300, n),
             Stage::Beta(n) => (200, n),
@@ -152,11 +144,7 @@ fn key_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
             return None;
         }
         let v = v.trim();
-        let v = v
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .unwrap_or(v)
-            .trim();
+        let v = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(v).trim();
         (!v.is_empty()).then_some(v)
     })
 }
@@ -183,19 +171,13 @@ pub fn read_driver_version() -> Result<(String, PathBuf), String> {
 }
 
 /// [`read_driver_version`] with the install-info file and the default driver root given.
-pub fn read_driver_version_from(
-    install_info: &Path,
-    default_root: &Path,
-) -> Result<(String, PathBuf), String> {
+pub fn read_driver_version_from(install_info: &Path, default_root: &Path) -> Result<(String, PathBuf), String> {
     let mut tried: Vec<String> = Vec::new();
     let mut candidates: Vec<PathBuf> = Vec::with_capacity(2);
     match std::fs::read_to_string(install_info) {
         Ok(text) => match parse_install_path(&text) {
             Some(dir) => candidates.push(dir.join("driver").join("version.info")),
-            None => tried.push(format!(
-                "{} (no Driver_Install_Path_Param= line)",
-                install_info.display()
-            )),
+            None => tried.push(format!("{} (no Driver_Install_Path_Param= line)", install_info.display())),
         },
         Err(e) => tried.push(format!("{} ({e})", install_info.display())),
     }
@@ -212,10 +194,7 @@ pub fn read_driver_version_from(
             Err(e) => tried.push(format!("{} ({e})", path.display())),
         }
     }
-    Err(format!(
-        "driver version not found; tried: {}",
-        tried.join("; ")
-    ))
+    Err(format!("driver version not found; tried: {}", tried.join("; ")))
 }
 
 #[cfg(test)]
@@ -229,19 +208,13 @@ mod tests {
     #[test]
     fn parses_all_forms() {
         let v = p("25.5.0");
-        assert_eq!(
-            (v.major, v.minor, v.stage, v.patch, v.build),
-            (25, 5, Stage::Release, 0, 0)
-        );
+        assert_eq!((v.major, v.minor, v.stage, v.patch, v.build), (25, 5, Stage::Release, 0, 0));
         let v = p("25.5.0.1");
         assert_eq!((v.stage, v.patch, v.build), (Stage::Release, 0, 1));
         let v = p("25.5.3");
         assert_eq!((v.stage, v.patch, v.build), (Stage::Release, 3, 0));
         let v = p("25.3.rc1");
-        assert_eq!(
-            (v.major, v.minor, v.stage, v.patch),
-            (25, 3, Stage::Rc(1), 0)
-        );
+        assert_eq!((v.major, v.minor, v.stage, v.patch), (25, 3, Stage::Rc(1), 0));
         let v = p("24.1.rc2.2");
         assert_eq!((v.stage, v.build), (Stage::Rc(2), 2));
         assert_eq!(p("25.5.alpha1").stage, Stage::Alpha(1));
@@ -329,15 +302,7 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for s in [
-            "25.5.0",
-            "25.5.0.1",
-            "25.3.rc1",
-            "24.1.rc2.2",
-            "25.5.alpha1",
-            "25.5.beta2",
-            "25.5.12",
-        ] {
+        for s in ["25.5.0", "25.5.0.1", "25.3.rc1", "24.1.rc2.2", "25.5.alpha1", "25.5.beta2", "25.5.12"] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
         }
@@ -352,22 +317,10 @@ mod tests {
         let text = "package_version=1.0\r\nVersion = 25.3.rc1\r\nascendhal_version=7.35.23\r\n\
                     Innerversion=V100R001C23SPC001B220\r\n";
         assert_eq!(parse_version_info(text).as_deref(), Some("25.3.rc1"));
-        assert_eq!(
-            parse_version_info("Innerversion=V1\nVersion=24.1.rc2.2\n").as_deref(),
-            Some("24.1.rc2.2")
-        );
-        assert_eq!(
-            parse_version_info("\u{feff}Version=25.5.0").as_deref(),
-            Some("25.5.0")
-        );
-        assert_eq!(
-            parse_version_info("  Version=\"25.5.0\"  \n").as_deref(),
-            Some("25.5.0")
-        );
-        assert_eq!(
-            parse_version_info("Version=\nVersion=25.5.0\n").as_deref(),
-            Some("25.5.0")
-        );
+        assert_eq!(parse_version_info("Innerversion=V1\nVersion=24.1.rc2.2\n").as_deref(), Some("24.1.rc2.2"));
+        assert_eq!(parse_version_info("\u{feff}Version=25.5.0").as_deref(), Some("25.5.0"));
+        assert_eq!(parse_version_info("  Version=\"25.5.0\"  \n").as_deref(), Some("25.5.0"));
+        assert_eq!(parse_version_info("Version=\nVersion=25.5.0\n").as_deref(), Some("25.5.0"));
         assert_eq!(parse_version_info("package_version=25.5.0\n"), None);
         assert_eq!(parse_version_info("Innerversion=25.5.0\n"), None);
         assert_eq!(parse_version_info("ascendhal_version=7.35\n"), None);
@@ -409,20 +362,12 @@ mod tests {
         let tmp = TempDir::new("install");
         let custom = tmp.0.join("custom");
         std::fs::create_dir_all(custom.join("driver")).unwrap();
-        std::fs::write(
-            custom.join("driver/version.info"),
-            "Version=25.5.0\nInnerversion=x\n",
-        )
-        .unwrap();
+        std::fs::write(custom.join("driver/version.info"), "Version=25.5.0\nInnerversion=x\n").unwrap();
         let default_root = tmp.0.join("default/driver");
         std::fs::create_dir_all(&default_root).unwrap();
         std::fs::write(default_root.join("version.info"), "Version=24.1.rc2\n").unwrap();
         let info = tmp.0.join("ascend_install.info");
-        std::fs::write(
-            &info,
-            format!("Driver_Install_Path_Param={}\r\n", custom.display()),
-        )
-        .unwrap();
+        std::fs::write(&info, format!("Driver_Install_Path_Param={}\r\n", custom.display())).unwrap();
 
         let (v, path) = read_driver_version_from(&info, &default_root).unwrap();
         assert_eq!(v, "25.5.0");
@@ -444,29 +389,16 @@ mod tests {
         let tmp = TempDir::new("missing");
         let info = tmp.0.join("ascend_install.info");
         let custom = tmp.0.join("custom");
-        std::fs::write(
-            &info,
-            format!("Driver_Install_Path_Param={}\n", custom.display()),
-        )
-        .unwrap();
+        std::fs::write(&info, format!("Driver_Install_Path_Param={}\n", custom.display())).unwrap();
         let default_root = tmp.0.join("default/driver");
         let err = read_driver_version_from(&info, &default_root).unwrap_err();
-        assert!(
-            err.contains(&custom.join("driver/version.info").display().to_string()),
-            "{err}"
-        );
-        assert!(
-            err.contains(&default_root.join("version.info").display().to_string()),
-            "{err}"
-        );
+        assert!(err.contains(&custom.join("driver/version.info").display().to_string()), "{err}");
+        assert!(err.contains(&default_root.join("version.info").display().to_string()), "{err}");
 
         let missing_info = tmp.0.join("nope.info");
         let err = read_driver_version_from(&missing_info, &default_root).unwrap_err();
         assert!(err.contains(&missing_info.display().to_string()), "{err}");
-        assert!(
-            err.contains(&default_root.join("version.info").display().to_string()),
-            "{err}"
-        );
+        assert!(err.contains(&default_root.join("version.info").display().to_string()), "{err}");
 
         // Install info without the key.
         std::fs::write(&info, "UserName=x\n").unwrap();

@@ -28,11 +28,7 @@ fn leading_number(s: &str) -> Option<(u32, &str)> {
 impl KernelVersion {
     /// Build a version from its three numbers.
     pub const fn new(major: u32, minor: u32, patch: u32) -> KernelVersion {
-        KernelVersion {
-            major,
-            minor,
-            patch,
-        }
+        KernelVersion { major, minor, patch }
     }
 
     /// Parse a release string such as `uname -r` prints. Missing parts are 0.
@@ -109,16 +105,10 @@ mod tests {
 
     #[test]
     fn parses_distribution_releases() {
-        assert_eq!(
-            KernelVersion::parse("5.10.0-60.18.0.50.oe2203.aarch64"),
-            v(5, 10, 0)
-        );
+        assert_eq!(KernelVersion::parse("5.10.0-60.18.0.50.oe2203.aarch64"), v(5, 10, 0));
         assert_eq!(KernelVersion::parse("5.4"), v(5, 4, 0));
         assert_eq!(KernelVersion::parse("6.18.44-fc-v595"), v(6, 18, 44));
-        assert_eq!(
-            KernelVersion::parse("4.19.90-24.4.v2101.ky10.aarch64"),
-            v(4, 19, 90)
-        );
+        assert_eq!(KernelVersion::parse("4.19.90-24.4.v2101.ky10.aarch64"), v(4, 19, 90));
         assert_eq!(KernelVersion::parse("5.10"), v(5, 10, 0));
         assert_eq!(KernelVersion::parse("6.1.0-rc3"), v(6, 1, 0));
         assert_eq!(KernelVersion::parse("6.8.0-45-generic"), v(6, 8, 0));
@@ -132,18 +122,9 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        for s in [
-            "",
-            "   ",
-            "garbage",
-            "linux-5.10",
-            "v5.10",
-            "-5.10",
-            ".5.10",
-            "+5.10",
-            "99999999999.1",
-            "5.99999999999",
-        ] {
+        for s in
+            ["", "   ", "garbage", "linux-5.10", "v5.10", "-5.10", ".5.10", "+5.10", "99999999999.1", "5.99999999999"]
+        {
             assert_eq!(KernelVersion::parse(s), None, "{s:?}");
         }
     }
@@ -164,10 +145,7 @@ mod tests {
     #[test]
     fn displays_three_numbers() {
         assert_eq!(KernelVersion::parse("5.4").unwrap().to_string(), "5.4.0");
-        assert_eq!(
-            KernelVersion::parse("6.18.44-fc-v595").unwrap().to_string(),
-            "6.18.44"
-        );
+        assert_eq!(KernelVersion::parse("6.18.44-fc-v595").unwrap().to_string(), "6.18.44");
     }
 
     #[test]

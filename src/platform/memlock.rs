@@ -27,19 +27,12 @@ pub fn probe() -> MemlockInfo {
         .ok();
     let (cap_from_status, locked) = status.as_deref().map(parse_status).unwrap_or((None, None));
     let cap_ipc_lock = cap_from_status.or_else(capget_ipc_lock).unwrap_or(false);
-    MemlockInfo {
-        limit: rlimit_memlock(),
-        cap_ipc_lock,
-        locked_now: locked.unwrap_or(0),
-    }
+    MemlockInfo { limit: rlimit_memlock(), cap_ipc_lock, locked_now: locked.unwrap_or(0) }
 }
 
 /// The soft `RLIMIT_MEMLOCK`; `None` when unlimited or unknown.
 fn rlimit_memlock() -> Option<u64> {
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: `rl` is a valid, writable rlimit.
     if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut rl) } != 0 {
         return None;
@@ -72,24 +65,11 @@ fn capget_ipc_lock() -> Option<bool> {
         inheritable: u32,
     }
     const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
-    let mut header = Header {
-        version: LINUX_CAPABILITY_VERSION_3,
-        pid: 0,
-    };
-    let mut data = [Data {
-        effective: 0,
-        permitted: 0,
-        inheritable: 0,
-    }; 2];
+    let mut header = Header { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+    let mut data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
     // SAFETY: capget with a version-3 header writes two `Data` entries; both are valid,
     // writable and laid out as the kernel's __user_cap_header_struct / __user_cap_data_struct.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_capget,
-            &mut header as *mut Header,
-            data.as_mut_ptr(),
-        )
-    };
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) };
     (rc == 0).then(|| data[0].effective & (1 << CAP_IPC_LOCK) != 0)
 }
 
@@ -100,9 +80,7 @@ pub fn parse_status(text: &str) -> (Option<bool>, Option<u64>) {
     let mut locked = None;
     for line in text.lines() {
         if let Some(v) = line.strip_prefix("CapEff:") {
-            cap = u64::from_str_radix(v.trim(), 16)
-                .ok()
-                .map(|bits| bits & (1 << CAP_IPC_LOCK) != 0);
+            cap = u64::from_str_radix(v.trim(), 16).ok().map(|bits| bits & (1 << CAP_IPC_LOCK) != 0);
         } else if let Some(v) = line.strip_prefix("VmLck:") {
             locked = parse_kb(v);
         }
@@ -169,29 +147,15 @@ CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\
 
     #[test]
     fn would_exceed_rules() {
-        let info = MemlockInfo {
-            limit: Some(64 * 1024),
-            cap_ipc_lock: false,
-            locked_now: 8 * 1024,
-        };
+        let info = MemlockInfo { limit: Some(64 * 1024), cap_ipc_lock: false, locked_now: 8 * 1024 };
         assert_eq!(would_exceed(info, 56 * 1024), None);
         assert_eq!(would_exceed(info, 56 * 1024 + 4096), Some(64 * 1024));
         assert_eq!(would_exceed(info, u64::MAX), Some(64 * 1024));
-        let capable = MemlockInfo {
-            cap_ipc_lock: true,
-            ..info
-        };
+        let capable = MemlockInfo { cap_ipc_lock: true, ..info };
         assert_eq!(would_exceed(capable, u64::MAX), None);
-        let unlimited = MemlockInfo {
-            limit: None,
-            ..info
-        };
+        let unlimited = MemlockInfo { limit: None, ..info };
         assert_eq!(would_exceed(unlimited, u64::MAX), None);
-        let zero = MemlockInfo {
-            limit: Some(0),
-            cap_ipc_lock: false,
-            locked_now: 0,
-        };
+        let zero = MemlockInfo { limit: Some(0), cap_ipc_lock: false, locked_now: 0 };
         assert_eq!(would_exceed(zero, 0), None);
         assert_eq!(would_exceed(zero, 1), Some(0));
     }
@@ -199,10 +163,7 @@ CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\
     #[test]
     fn probe_matches_the_process() {
         let info = probe();
-        let mut rl = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
+        let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
         // SAFETY: valid, writable rlimit.
         assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut rl) }, 0);
         if rl.rlim_cur == libc::RLIM_INFINITY {

@@ -99,12 +99,7 @@ pub fn query(start: usize, end: usize, with_lock_state: bool) -> io::Result<Rang
 
 /// [`query`] with the source chosen (tests force each path with it). `with_lock_state`
 /// always reads `/proc/self/smaps`, whatever `source` says.
-pub fn query_with(
-    start: usize,
-    end: usize,
-    with_lock_state: bool,
-    source: Source,
-) -> io::Result<RangeView> {
+pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Source) -> io::Result<RangeView> {
     if start > end {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -250,10 +245,7 @@ pub fn classify(name: &str) -> Backing {
         Backing::HugeTlb(name.to_owned())
     } else if bare == "/dev/zero" {
         Backing::Anonymous
-    } else if bare.starts_with("/dev/shm/")
-        || bare.starts_with("/memfd:")
-        || bare.starts_with("/SYSV")
-    {
+    } else if bare.starts_with("/dev/shm/") || bare.starts_with("/memfd:") || bare.starts_with("/SYSV") {
         Backing::SharedMemory(name.to_owned())
     } else if bare.starts_with("/dev/") || bare.starts_with("/dmabuf:") {
         Backing::Device(name.to_owned())
@@ -414,19 +406,11 @@ struct Live {
 
 impl Live {
     fn new() -> Live {
-        Live {
-            base_page: Some(super::page_size() as u64),
-            stack: current_thread_stack(),
-            statfs: true,
-        }
+        Live { base_page: Some(super::page_size() as u64), stack: current_thread_stack(), statfs: true }
     }
 
     fn pure() -> Live {
-        Live {
-            base_page: None,
-            stack: None,
-            statfs: false,
-        }
+        Live { base_page: None, stack: None, statfs: false }
     }
 
     /// Refine `m.backing` with `x` and the live facts.
@@ -435,10 +419,7 @@ impl Live {
         let big_pages = matches!((x.kernel_page_size, self.base_page), (Some(k), Some(b)) if k > b);
         if !device && (x.hugetlb_flag || big_pages) {
             m.backing = Backing::HugeTlb(m.path.clone());
-        } else if self.statfs
-            && matches!(m.backing, Backing::File(_))
-            && x.dev_major.unwrap_or(0) == 0
-        {
+        } else if self.statfs && matches!(m.backing, Backing::File(_)) && x.dev_major.unwrap_or(0) == 0 {
             // Real block-device filesystems have a non-zero major: only pseudo filesystems
             // (tmpfs, hugetlbfs, but also btrfs, overlayfs, NFS) need a statfs.
             match fs_magic(&m.path) {
@@ -484,32 +465,14 @@ fn statfs_magic(path: &Path) -> Option<u32> {
 // ---------------------------------------------------------------------------------------
 // /proc/self/maps and /proc/self/smaps text.
 
-fn scan_file(
-    path: &str,
-    start: usize,
-    end: usize,
-    smaps: bool,
-    live: &Live,
-) -> io::Result<Vec<Mapping>> {
+fn scan_file(path: &str, start: usize, end: usize, smaps: bool, live: &Live) -> io::Result<Vec<Mapping>> {
     let file = File::open(path)?;
-    scan(
-        BufReader::with_capacity(64 * 1024, file),
-        start,
-        end,
-        smaps,
-        live,
-    )
+    scan(BufReader::with_capacity(64 * 1024, file), start, end, smaps, live)
 }
 
 /// Read maps/smaps text up to the first mapping at or beyond `end`, building the mappings
 /// that intersect `[start, end)`.
-fn scan<R: BufRead>(
-    mut reader: R,
-    start: usize,
-    end: usize,
-    smaps: bool,
-    live: &Live,
-) -> io::Result<Vec<Mapping>> {
+fn scan<R: BufRead>(mut reader: R, start: usize, end: usize, smaps: bool, live: &Live) -> io::Result<Vec<Mapping>> {
     let mut out = Vec::new();
     // The intersecting mapping whose smaps fields are being read.
     let mut pending: Option<(Mapping, Extra)> = None;
@@ -550,10 +513,7 @@ fn scan<R: BufRead>(
             continue;
         }
         if let Some(h) = parse_header(line) {
-            let extra = Extra {
-                dev_major: Some(h.dev_major),
-                ..Extra::default()
-            };
+            let extra = Extra { dev_major: Some(h.dev_major), ..Extra::default() };
             pending = Some((h.to_mapping(), extra));
         }
     }
@@ -593,10 +553,8 @@ const _: () = assert!(std::mem::size_of::<ProcmapQuery>() == 104);
 const PROCFS_IOCTL_MAGIC: u64 = b'f' as u64;
 /// `_IOWR(PROCFS_IOCTL_MAGIC, 17, struct procmap_query)` = 0xC0686611. The generic encoding
 /// (dir 3 << 30) and the powerpc/mips/sparc one (dir 6 << 29) give the same number here.
-const PROCMAP_QUERY: u64 = (3 << 30)
-    | ((std::mem::size_of::<ProcmapQuery>() as u64) << 16)
-    | (PROCFS_IOCTL_MAGIC << 8)
-    | 17;
+const PROCMAP_QUERY: u64 =
+    (3 << 30) | ((std::mem::size_of::<ProcmapQuery>() as u64) << 16) | (PROCFS_IOCTL_MAGIC << 8) | 17;
 
 const PROCMAP_QUERY_VMA_READABLE: u64 = 0x01;
 const PROCMAP_QUERY_VMA_WRITABLE: u64 = 0x02;
@@ -645,9 +603,7 @@ fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result<Vec<Mappin
         }
         if vma_end <= addr {
             // Cannot happen with a sane kernel; never loop forever.
-            return Err(io::Error::other(format!(
-                "PROCMAP_QUERY at {addr:#x} returned {vma_start:#x}-{vma_end:#x}"
-            )));
+            return Err(io::Error::other(format!("PROCMAP_QUERY at {addr:#x} returned {vma_start:#x}-{vma_end:#x}")));
         }
         // vma_name_size counts the terminating NUL; 0 means no name.
         let len = (q.vma_name_size as usize).min(name.len());
@@ -664,11 +620,8 @@ fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result<Vec<Mappin
             path,
             locked: None,
         };
-        let extra = Extra {
-            dev_major: Some(q.dev_major),
-            kernel_page_size: Some(q.vma_page_size),
-            hugetlb_flag: false,
-        };
+        let extra =
+            Extra { dev_major: Some(q.dev_major), kernel_page_size: Some(q.vma_page_size), hugetlb_flag: false };
         live.finish(&mut m, &extra);
         out.push(m);
         addr = vma_end;
@@ -765,12 +718,7 @@ ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsysca
         assert_eq!((m.path.as_str(), m.backing), ("", Backing::Anonymous));
         let m = parse_maps_line("7f00-7f10 rw-p 00000000 103:02 5 /x\n").unwrap();
         assert_eq!(m.path, "/x");
-        assert_eq!(
-            parse_maps_line("7f00-7f10 rw-p 00000000 00:00 0 [stack:1234]")
-                .unwrap()
-                .backing,
-            Backing::Stack
-        );
+        assert_eq!(parse_maps_line("7f00-7f10 rw-p 00000000 00:00 0 [stack:1234]").unwrap().backing, Backing::Stack);
     }
 
     const SMAPS: &str = "\
@@ -806,24 +754,15 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(all[0].locked, Some(false));
         assert_eq!(all[0].backing, Backing::Anonymous);
         assert_eq!(all[1].locked, Some(true));
-        assert_eq!(
-            all[1].backing,
-            Backing::SharedMemory("/SYSV00000000 (deleted)".into())
-        );
-        assert_eq!(
-            all[2].backing,
-            Backing::HugeTlb("/memfd:huge (deleted)".into())
-        );
+        assert_eq!(all[1].backing, Backing::SharedMemory("/SYSV00000000 (deleted)".into()));
+        assert_eq!(all[2].backing, Backing::HugeTlb("/memfd:huge (deleted)".into()));
         assert_eq!(all[2].locked, Some(false));
         assert_eq!(all[3].locked, None, "no VmFlags line");
         assert_eq!(all[3].path, "/home/user/my data/f.bin");
         assert_eq!(all[4].backing, Backing::Stack);
         // Same headers as a maps parse.
-        let headers: String = SMAPS
-            .lines()
-            .filter(|l| parse_maps_line(l).is_some())
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let headers: String =
+            SMAPS.lines().filter(|l| parse_maps_line(l).is_some()).map(|l| format!("{l}\n")).collect();
         let plain = parse_maps(&headers);
         for (a, b) in all.iter().zip(&plain) {
             assert_eq!((a.start, a.end, &a.path), (b.start, b.end, &b.path));
@@ -833,14 +772,7 @@ VmFlags: rd wr mr mw me gd ac
     #[test]
     fn scan_reads_only_the_range() {
         let live = Live::pure();
-        let v = scan(
-            MAPS.as_bytes(),
-            0x7f1e30400000,
-            0x7f1e30600001,
-            false,
-            &live,
-        )
-        .unwrap();
+        let v = scan(MAPS.as_bytes(), 0x7f1e30400000, 0x7f1e30600001, false, &live).unwrap();
         assert_eq!(v.len(), 2);
         assert_eq!(v[0].start, 0x7f1e30400000);
         assert_eq!(v[1].start, 0x7f1e30600000);
@@ -848,24 +780,10 @@ VmFlags: rd wr mr mw me gd ac
         let v = scan(MAPS.as_bytes(), 0x1000, 0x2000, false, &live).unwrap();
         assert!(v.is_empty());
         // smaps fields of a skipped mapping do not leak into the next.
-        let v = scan(
-            SMAPS.as_bytes(),
-            0x7f1e30a02000,
-            0x7f1e30a03000,
-            true,
-            &live,
-        )
-        .unwrap();
+        let v = scan(SMAPS.as_bytes(), 0x7f1e30a02000, 0x7f1e30a03000, true, &live).unwrap();
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].locked, None);
-        let v = scan(
-            SMAPS.as_bytes(),
-            0x7f1e30000000,
-            0x7f1e30000001,
-            true,
-            &live,
-        )
-        .unwrap();
+        let v = scan(SMAPS.as_bytes(), 0x7f1e30000000, 0x7f1e30000001, true, &live).unwrap();
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].locked, Some(true));
     }
@@ -882,28 +800,16 @@ VmFlags: rd wr mr mw me gd ac
             ("[anon:x]", Anonymous),
             ("[anon_shmem:y]", Anonymous),
             ("/dev/shm/a", SharedMemory("/dev/shm/a".into())),
-            (
-                "/dev/shm/a (deleted)",
-                SharedMemory("/dev/shm/a (deleted)".into()),
-            ),
+            ("/dev/shm/a (deleted)", SharedMemory("/dev/shm/a (deleted)".into())),
             ("/memfd:x", SharedMemory("/memfd:x".into())),
-            (
-                "/SYSV0000beef (deleted)",
-                SharedMemory("/SYSV0000beef (deleted)".into()),
-            ),
+            ("/SYSV0000beef (deleted)", SharedMemory("/SYSV0000beef (deleted)".into())),
             ("/anon_hugepage", HugeTlb("/anon_hugepage".into())),
             ("/dev/zero (deleted)", Anonymous),
-            (
-                "/dev/davinci_manager",
-                Device("/dev/davinci_manager".into()),
-            ),
+            ("/dev/davinci_manager", Device("/dev/davinci_manager".into())),
             ("/dmabuf:", Device("/dmabuf:".into())),
             ("/usr/lib/libc.so.6", File("/usr/lib/libc.so.6".into())),
             ("/tmp/x (deleted)", File("/tmp/x (deleted)".into())),
-            (
-                "anon_inode:[perf_event]",
-                Special("anon_inode:[perf_event]".into()),
-            ),
+            ("anon_inode:[perf_event]", Special("anon_inode:[perf_event]".into())),
         ];
         for (name, want) in cases {
             assert_eq!(&classify(name), want, "{name:?}");
@@ -930,10 +836,7 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(gaps(10, 20, &[m(10, 20)]), vec![]);
         assert_eq!(gaps(10, 20, &[m(12, 15)]), vec![(10, 12), (15, 20)]);
         assert_eq!(gaps(10, 20, &[m(5, 12), m(14, 25)]), vec![(12, 14)]);
-        assert_eq!(
-            gaps(10, 20, &[m(0, 5), m(12, 13), m(13, 14), m(25, 30)]),
-            vec![(10, 12), (14, 20)]
-        );
+        assert_eq!(gaps(10, 20, &[m(0, 5), m(12, 13), m(13, 14), m(25, 30)]), vec![(10, 12), (14, 20)]);
         assert_eq!(gaps(10, 20, &[m(20, 30)]), vec![(10, 20)]);
         assert_eq!(gaps(10, 10, &[]), vec![]);
     }
@@ -963,10 +866,7 @@ VmFlags: rd wr mr mw me gd ac
             // SAFETY: a fresh mapping at a kernel-chosen address.
             let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0) };
             assert_ne!(p, libc::MAP_FAILED, "mmap: {}", io::Error::last_os_error());
-            Map {
-                ptr: p as usize,
-                len,
-            }
+            Map { ptr: p as usize, len }
         }
 
         fn anon(len: usize, prot: libc::c_int) -> Map {
@@ -983,11 +883,7 @@ VmFlags: rd wr mr mw me gd ac
 
     /// The sources to check: the ioctl (when the kernel has it), the maps text, and smaps.
     fn sources() -> Vec<(Source, bool)> {
-        let mut v = vec![
-            (Source::Auto, false),
-            (Source::Maps, false),
-            (Source::Auto, true),
-        ];
+        let mut v = vec![(Source::Auto, false), (Source::Maps, false), (Source::Auto, true)];
         if procmap_query_available() {
             v.push((Source::ProcmapQuery, false));
         } else {
@@ -1001,8 +897,7 @@ VmFlags: rd wr mr mw me gd ac
     fn query_all(start: usize, end: usize) -> (RangeView, RangeView) {
         let mut views = Vec::new();
         for (source, lock) in sources() {
-            let v = query_with(start, end, lock, source)
-                .unwrap_or_else(|e| panic!("{source:?}/{lock}: {e}"));
+            let v = query_with(start, end, lock, source).unwrap_or_else(|e| panic!("{source:?}/{lock}: {e}"));
             views.push(((source, lock), v));
         }
         // Compare the parts inside the range: other threads may grow or shrink a
@@ -1020,16 +915,9 @@ VmFlags: rd wr mr mw me gd ac
         for (what, v) in &views {
             assert_eq!(strip(v), first, "{what:?} disagrees");
             let locked_read = what.1;
-            assert!(
-                v.mappings.iter().all(|m| m.locked.is_some() == locked_read),
-                "{what:?}"
-            );
+            assert!(v.mappings.iter().all(|m| m.locked.is_some() == locked_read), "{what:?}");
         }
-        let smaps = views
-            .iter()
-            .find(|(w, _)| w.1)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
+        let smaps = views.iter().find(|(w, _)| w.1).map(|(_, v)| v.clone()).unwrap_or_default();
         (first, smaps)
     }
 
@@ -1060,10 +948,7 @@ VmFlags: rd wr mr mw me gd ac
 
         // Punch a hole in pages 3..5.
         // SAFETY: unmapping part of our own mapping.
-        assert_eq!(
-            unsafe { libc::munmap((a + 3 * pg) as *mut libc::c_void, 2 * pg) },
-            0
-        );
+        assert_eq!(unsafe { libc::munmap((a + 3 * pg) as *mut libc::c_void, 2 * pg) }, 0);
         let (v, _) = query_all(a, b);
         assert_eq!(v.gaps, vec![(a + 3 * pg, a + 5 * pg)], "{v:?}");
         assert!(v.mappings.len() >= 2);
@@ -1088,9 +973,7 @@ VmFlags: rd wr mr mw me gd ac
     fn file_backed_region() {
         let _g = serial();
         let pg = page();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target")
-            .join("platform-tests");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("platform-tests");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("memmap-file-{}.bin", std::process::id()));
         std::fs::write(&path, vec![7u8; 2 * pg]).unwrap();
@@ -1100,9 +983,7 @@ VmFlags: rd wr mr mw me gd ac
         let _ = std::fs::remove_file(&path);
         assert_eq!(v.mappings.len(), 1, "{v:?}");
         let m = &v.mappings[0];
-        let full = std::fs::canonicalize(&dir)
-            .unwrap()
-            .join(path.file_name().unwrap());
+        let full = std::fs::canonicalize(&dir).unwrap().join(path.file_name().unwrap());
         assert_eq!(m.path, full.to_string_lossy());
         let want = match statfs_magic(&dir) {
             Some(TMPFS_MAGIC) => Backing::SharedMemory(m.path.clone()),
@@ -1122,12 +1003,7 @@ VmFlags: rd wr mr mw me gd ac
         // SAFETY: our fd, closed once below.
         let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         file.set_len(2 * pg as u64).unwrap();
-        let map = Map::new(
-            2 * pg,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            file.as_raw_fd(),
-        );
+        let map = Map::new(2 * pg, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd());
         let (v, _) = query_all(map.ptr, map.ptr + 2 * pg);
         assert_eq!(v.mappings.len(), 1, "{v:?}");
         let m = &v.mappings[0];
@@ -1140,12 +1016,7 @@ VmFlags: rd wr mr mw me gd ac
     fn shared_anonymous_region() {
         let _g = serial();
         let pg = page();
-        let map = Map::new(
-            pg,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-        );
+        let map = Map::new(pg, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1);
         let (v, _) = query_all(map.ptr, map.ptr + pg);
         assert_eq!(v.mappings.len(), 1, "{v:?}");
         assert_eq!(v.mappings[0].backing, Backing::Anonymous, "{v:?}");
@@ -1167,10 +1038,7 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(plain.mappings[0].locked, None);
         assert_eq!(smaps.mappings.len(), 1);
         assert_eq!(smaps.mappings[0].locked, Some(true), "{smaps:?}");
-        assert_eq!(
-            (smaps.mappings[0].start, smaps.mappings[0].end),
-            (map.ptr + pg, map.ptr + 2 * pg)
-        );
+        assert_eq!((smaps.mappings[0].start, smaps.mappings[0].end), (map.ptr + pg, map.ptr + 2 * pg));
         // Its unlocked neighbour.
         let v = query(map.ptr + 2 * pg, map.ptr + 3 * pg, true).unwrap();
         assert_eq!(v.mappings.len(), 1);
@@ -1206,10 +1074,7 @@ VmFlags: rd wr mr mw me gd ac
     fn heap_and_vdso() {
         let _g = serial();
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
-        if let Some(heap) = parse_maps(&maps)
-            .into_iter()
-            .find(|m| m.backing == Backing::Heap)
-        {
+        if let Some(heap) = parse_maps(&maps).into_iter().find(|m| m.backing == Backing::Heap) {
             let (v, _) = query_all(heap.start, heap.start + 1);
             assert_eq!(v.mappings.len(), 1);
             assert_eq!(v.mappings[0].backing, Backing::Heap);
@@ -1242,24 +1107,15 @@ VmFlags: rd wr mr mw me gd ac
             eprintln!("no huge pages; skipping");
             return;
         }
-        let map = Map {
-            ptr: p as usize,
-            len,
-        };
+        let map = Map { ptr: p as usize, len };
         let (v, _) = query_all(map.ptr, map.ptr + len);
-        assert!(
-            matches!(v.mappings[0].backing, Backing::HugeTlb(_)),
-            "{v:?}"
-        );
+        assert!(matches!(v.mappings[0].backing, Backing::HugeTlb(_)), "{v:?}");
     }
 
     #[test]
     fn empty_and_inverted_ranges() {
         assert_eq!(query(0x1000, 0x1000, false).unwrap(), RangeView::default());
-        assert_eq!(
-            query(0x2000, 0x1000, false).unwrap_err().kind(),
-            io::ErrorKind::InvalidInput
-        );
+        assert_eq!(query(0x2000, 0x1000, false).unwrap_err().kind(), io::ErrorKind::InvalidInput);
         // Null page: unmapped.
         let v = query(0, 4096, false).unwrap();
         assert_eq!(v.gaps, vec![(0, 4096)]);
@@ -1287,10 +1143,7 @@ VmFlags: rd wr mr mw me gd ac
         assert!(!available);
         assert!(covers(&auto, a, b), "{auto:?}");
         assert_eq!(auto.mappings.len(), maps.mappings.len());
-        assert!(auto
-            .mappings
-            .iter()
-            .all(|m| m.backing == Backing::Anonymous));
+        assert!(auto.mappings.iter().all(|m| m.backing == Backing::Anonymous));
     }
 
     #[test]
@@ -1303,21 +1156,13 @@ VmFlags: rd wr mr mw me gd ac
         let path = shm.join(format!("regcheck-refine-{}", std::process::id()));
         std::fs::write(&path, b"x").unwrap();
         let name = path.to_string_lossy().into_owned();
-        let live = Live {
-            base_page: Some(4096),
-            stack: Some((0x9000, 0xa000)),
-            statfs: true,
-        };
+        let live = Live { base_page: Some(4096), stack: Some((0x9000, 0xa000)), statfs: true };
         let file = |name: &str| Mapping {
             path: name.to_owned(),
             backing: Backing::File(name.to_owned()),
             ..m(0x1000, 0x2000)
         };
-        let anon_dev = |page: Option<u64>| Extra {
-            dev_major: Some(0),
-            kernel_page_size: page,
-            hugetlb_flag: false,
-        };
+        let anon_dev = |page: Option<u64>| Extra { dev_major: Some(0), kernel_page_size: page, hugetlb_flag: false };
         // A file on tmpfs (as if its name had not given it away).
         let mut x = file(&name);
         live.finish(&mut x, &anon_dev(Some(4096)));
@@ -1330,24 +1175,14 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(x.backing, Backing::SharedMemory(deleted.clone()));
         // A block-device filesystem is not asked.
         let mut x = file(&deleted);
-        live.finish(
-            &mut x,
-            &Extra {
-                dev_major: Some(254),
-                ..anon_dev(None)
-            },
-        );
+        live.finish(&mut x, &Extra { dev_major: Some(254), ..anon_dev(None) });
         assert_eq!(x.backing, Backing::File(deleted.clone()));
         // Big kernel pages mean hugetlb.
         let mut x = file(&deleted);
         live.finish(&mut x, &anon_dev(Some(2 << 20)));
         assert_eq!(x.backing, Backing::HugeTlb(deleted.clone()));
         // The thread's stack wins.
-        let mut x = Mapping {
-            start: 0x8000,
-            end: 0x9001,
-            ..file(&deleted)
-        };
+        let mut x = Mapping { start: 0x8000, end: 0x9001, ..file(&deleted) };
         live.finish(&mut x, &anon_dev(None));
         assert_eq!(x.backing, Backing::Stack);
         // Pure parsing never touches the filesystem.
@@ -1360,9 +1195,7 @@ VmFlags: rd wr mr mw me gd ac
     fn unsupported_errors() {
         assert!(is_unsupported(&io::Error::from_raw_os_error(libc::ENOTTY)));
         assert!(is_unsupported(&io::Error::from_raw_os_error(libc::EINVAL)));
-        assert!(!is_unsupported(&io::Error::from_raw_os_error(
-            libc::ENAMETOOLONG
-        )));
+        assert!(!is_unsupported(&io::Error::from_raw_os_error(libc::ENAMETOOLONG)));
         assert!(!is_unsupported(&io::Error::other("x")));
     }
 
