@@ -1,5 +1,352 @@
-//! Per-instance state of `hixl::Hixl` objects, keyed by the object's address.
+//! Per-instance state of `hixl::Hixl` objects, keyed by the object's address, and of the
+//! `HixlCS*` servers and clients, keyed by their handles.
+//!
+//! Only what the vendor accepted is recorded: a registration enters a [`RegSet`] when the
+//! vendor returned `SUCCESS` and leaves it when `DeregisterMem` succeeded on a live handle.
+//! Every look-up the transfer path needs is O(log m) in live registrations, with no
+//! allocation and no system call.
 
-/// All HIXL instances regcheck has seen (filled in by the HIXL front end).
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::thread::ThreadId;
+
+use crate::rules::hixl::{MemKind, OptionsFacts};
+
+/// One live registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HixlReg {
+    /// The handle the vendor returned.
+    pub handle: usize,
+    pub addr: usize,
+    pub len: u64,
+    /// The kind the vendor treats it as (any `type` other than 0 is host memory to HIXL).
+    pub kind: MemKind,
+    /// `mem_tag` of the `HixlCS*` calls (empty for `Hixl::RegisterMem`).
+    pub tag: String,
+}
+
+impl HixlReg {
+    /// One past the last byte (saturating).
+    pub fn end(&self) -> usize {
+        self.addr.saturating_add(usize::try_from(self.len).unwrap_or(usize::MAX))
+    }
+
+    /// `[addr, addr + len)` lies inside this registration.
+    pub fn contains_range(&self, addr: usize, len: u64) -> bool {
+        let Ok(len) = usize::try_from(len) else { return false };
+        addr >= self.addr && addr.checked_add(len).is_some_and(|e| e <= self.end())
+    }
+
+    /// The two ranges share a byte.
+    pub fn overlaps(&self, addr: usize, end: usize) -> bool {
+        self.len > 0 && addr < end && self.addr < end && addr < self.end()
+    }
+}
+
+/// The live registrations of one instance (or server, or client), per [`MemKind`].
+#[derive(Debug, Default, Clone)]
+pub struct RegSet {
+    /// Per kind (device, host): `(addr, handle) -> len`, ordered by address.
+    by_addr: [BTreeMap<(usize, usize), u64>; 2],
+    by_handle: HashMap<usize, HixlReg>,
+    /// Total bytes per kind.
+    totals: [u64; 2],
+    /// Some registrations of one kind overlap (possible only when regcheck's overlap rule was
+    /// off or in report mode and the vendor accepted them): containment falls back to a scan.
+    overlapping: [bool; 2],
+}
+
+fn slot(kind: MemKind) -> usize {
+    match kind {
+        MemKind::Device => 0,
+        MemKind::Host => 1,
+    }
+}
+
+impl RegSet {
+    /// Record a registration the vendor accepted. A handle already live is left as it is
+    /// (the vendor returns the existing handle for an identical registration).
+    pub fn insert(&mut self, reg: HixlReg) {
+        if self.by_handle.contains_key(&reg.handle) {
+            return;
+        }
+        let s = slot(reg.kind);
+        if self.overlapping_reg(reg.kind, reg.addr, reg.end()).is_some() {
+            self.overlapping[s] = true;
+        }
+        self.by_addr[s].insert((reg.addr, reg.handle), reg.len);
+        self.totals[s] = self.totals[s].saturating_add(reg.len);
+        self.by_handle.insert(reg.handle, reg);
+    }
+
+    /// Remove a live handle; `None` when it is not live.
+    pub fn remove(&mut self, handle: usize) -> Option<HixlReg> {
+        let reg = self.by_handle.remove(&handle)?;
+        let s = slot(reg.kind);
+        self.by_addr[s].remove(&(reg.addr, reg.handle));
+        self.totals[s] = self.totals[s].saturating_sub(reg.len);
+        if self.by_addr[s].is_empty() {
+            self.overlapping[s] = false;
+        }
+        Some(reg)
+    }
+
+    /// The live registration with this handle.
+    pub fn get(&self, handle: usize) -> Option<&HixlReg> {
+        self.by_handle.get(&handle)
+    }
+
+    /// Distinct live registrations.
+    pub fn len(&self) -> usize {
+        self.by_handle.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_handle.is_empty()
+    }
+
+    /// Total live bytes of one kind.
+    pub fn total(&self, kind: MemKind) -> u64 {
+        self.totals[slot(kind)]
+    }
+
+    /// A live registration identical to `(addr, len, kind)`.
+    pub fn identical(&self, kind: MemKind, addr: usize, len: u64) -> Option<&HixlReg> {
+        self.by_addr[slot(kind)]
+            .range((addr, 0)..=(addr, usize::MAX))
+            .find(|(_, l)| **l == len)
+            .and_then(|((_, h), _)| self.by_handle.get(h))
+    }
+
+    /// A live registration of `kind` sharing a byte with `[addr, end)`, if any. O(log m)
+    /// while registrations of a kind do not overlap each other.
+    pub fn overlapping_reg(&self, kind: MemKind, addr: usize, end: usize) -> Option<&HixlReg> {
+        if end <= addr {
+            return None;
+        }
+        let s = slot(kind);
+        let map = &self.by_addr[s];
+        let hit = if self.overlapping[s] {
+            map.range(..(end, 0)).find(|((a, _), l)| reg_end(*a, **l) > addr && **l > 0)
+        } else {
+            // The last non-empty registration starting before `end` is the only candidate.
+            map.range(..(end, 0)).rev().find(|(_, l)| **l > 0).filter(|((a, _), l)| reg_end(*a, **l) > addr)
+        };
+        hit.and_then(|((_, h), _)| self.by_handle.get(h))
+    }
+
+    /// Whether `[addr, addr + len)` lies inside one live registration of any kind.
+    /// O(log m), no allocation (a scan only when overlapping registrations exist).
+    pub fn contains_range(&self, addr: usize, len: u64) -> bool {
+        let Ok(ulen) = usize::try_from(len) else { return false };
+        let Some(end) = addr.checked_add(ulen) else { return false };
+        (0..2).any(|s| {
+            let map = &self.by_addr[s];
+            if self.overlapping[s] {
+                map.range(..=(addr, usize::MAX)).any(|((a, _), l)| reg_end(*a, *l) >= end && *l > 0)
+            } else {
+                map.range(..=(addr, usize::MAX))
+                    .rev()
+                    .find(|(_, l)| **l > 0)
+                    .is_some_and(|((a, _), l)| *a <= addr && reg_end(*a, *l) >= end)
+            }
+        })
+    }
+
+    /// The registration containing `addr` (any kind), for messages.
+    pub fn containing_addr(&self, addr: usize) -> Option<&HixlReg> {
+        (0..2).find_map(|s| {
+            self.by_addr[s]
+                .range(..=(addr, usize::MAX))
+                .rev()
+                .find(|((a, _), l)| reg_end(*a, **l) > addr && *a <= addr)
+                .and_then(|((_, h), _)| self.by_handle.get(h))
+        })
+    }
+
+    /// Every live registration, by address (device first).
+    pub fn iter(&self) -> impl Iterator<Item = &HixlReg> {
+        self.by_addr.iter().flat_map(|m| m.keys()).filter_map(|(_, h)| self.by_handle.get(h))
+    }
+
+    /// Forget everything (Finalize).
+    pub fn clear(&mut self) {
+        *self = RegSet::default();
+    }
+}
+
+fn reg_end(addr: usize, len: u64) -> usize {
+    addr.saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+}
+
+/// Where an instance is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Constructed, `Initialize` not (successfully) called yet.
+    Constructed,
+    Initialized,
+    /// `Finalize` was called.
+    Finalized,
+}
+
+/// One `hixl::Hixl` object.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub phase: Phase,
+    /// The thread that called `Initialize`.
+    pub init_thread: Option<ThreadId>,
+    /// That thread's current ACL context at `Initialize`: `None` when the vendor could not
+    /// be asked, `Some(None)` when it had none.
+    pub init_ctx: Option<Option<usize>>,
+    /// `local_engine` of `Initialize`.
+    pub local_engine: Option<String>,
+    /// Remote engines this instance has a link to (successful Connect/ConnectAsync, not yet
+    /// disconnected).
+    pub links: BTreeSet<Vec<u8>>,
+    pub regs: RegSet,
+    /// HIXL-REG-COUNT-NEAR was reported for this instance.
+    pub near_warned: bool,
+    /// What `Initialize`'s options say (transports, AutoConnect, ...).
+    pub options: OptionsFacts,
+}
+
+impl Default for Instance {
+    fn default() -> Self {
+        Instance {
+            phase: Phase::Constructed,
+            init_thread: None,
+            init_ctx: None,
+            local_engine: None,
+            links: BTreeSet::new(),
+            regs: RegSet::default(),
+            near_warned: false,
+            options: OptionsFacts::default(),
+        }
+    }
+}
+
+/// One `HixlCS` server or client.
+#[derive(Debug, Clone, Default)]
+pub struct CsEndpoint {
+    /// `server_ip:server_port` of its descriptor, when it could be read.
+    pub key: Option<String>,
+    pub regs: RegSet,
+    /// Client: `HixlCSClientConnect` succeeded. Server: number of clients regcheck saw
+    /// connect to its address.
+    pub connections: usize,
+    /// What the config's `global_resource_config` says.
+    pub options: OptionsFacts,
+    /// Created through a call regcheck saw (otherwise its state starts when first used).
+    pub seen_created: bool,
+}
+
+/// All HIXL objects regcheck has seen.
 #[derive(Debug, Default)]
-pub struct HixlState {}
+pub struct HixlState {
+    /// `hixl::Hixl` objects by address.
+    pub instances: HashMap<usize, Instance>,
+    /// `HixlCS` servers by handle.
+    pub servers: HashMap<usize, CsEndpoint>,
+    /// `HixlCS` clients by handle.
+    pub clients: HashMap<usize, CsEndpoint>,
+}
+
+impl HixlState {
+    /// The instances other than `this` that have a link to the engine named `name`.
+    pub fn incoming_links(&self, this: usize, name: &str) -> Vec<String> {
+        self.instances
+            .iter()
+            .filter(|(addr, i)| **addr != this && i.links.contains(name.as_bytes()))
+            .map(|(_, i)| i.local_engine.clone().unwrap_or_else(|| "(unnamed)".into()))
+            .collect()
+    }
+
+    /// Whether `handle` is live on an instance other than `this` (its engine name).
+    pub fn owner_of(&self, this: usize, handle: usize) -> Option<String> {
+        self.instances
+            .iter()
+            .find(|(addr, i)| **addr != this && i.regs.get(handle).is_some())
+            .map(|(addr, i)| i.local_engine.clone().unwrap_or_else(|| format!("instance at 0x{addr:x}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
+        HixlReg { handle, addr, len, kind, tag: String::new() }
+    }
+
+    #[test]
+    fn insert_remove_totals() {
+        let mut s = RegSet::default();
+        s.insert(reg(1, 0x1000, 0x1000, MemKind::Host));
+        s.insert(reg(2, 0x1000, 0x1000, MemKind::Device));
+        s.insert(reg(1, 0x1000, 0x1000, MemKind::Host)); // same handle again: ignored
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.total(MemKind::Host), 0x1000);
+        assert_eq!(s.total(MemKind::Device), 0x1000);
+        assert_eq!(s.remove(1).unwrap().addr, 0x1000);
+        assert!(s.remove(1).is_none());
+        assert_eq!(s.total(MemKind::Host), 0);
+        assert_eq!(s.iter().count(), 1);
+        s.clear();
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn overlap_identical_and_containment() {
+        let mut s = RegSet::default();
+        s.insert(reg(1, 0x1000, 0x1000, MemKind::Host));
+        s.insert(reg(2, 0x4000, 0x2000, MemKind::Host));
+        assert!(s.overlapping_reg(MemKind::Host, 0x2000, 0x4000).is_none(), "touching");
+        assert_eq!(s.overlapping_reg(MemKind::Host, 0x1fff, 0x2000).unwrap().handle, 1);
+        assert_eq!(s.overlapping_reg(MemKind::Host, 0, 0x10000).unwrap().handle, 2);
+        assert!(s.overlapping_reg(MemKind::Device, 0, 0x10000).is_none(), "other kind");
+        assert_eq!(s.identical(MemKind::Host, 0x1000, 0x1000).unwrap().handle, 1);
+        assert!(s.identical(MemKind::Host, 0x1000, 0x800).is_none());
+        assert!(s.identical(MemKind::Device, 0x1000, 0x1000).is_none());
+        assert!(s.contains_range(0x1000, 0x1000));
+        assert!(s.contains_range(0x4800, 0x100));
+        assert!(!s.contains_range(0x1800, 0x1000), "runs past the end");
+        assert!(!s.contains_range(0x3000, 1));
+        assert!(!s.contains_range(usize::MAX, 2));
+        assert_eq!(s.containing_addr(0x5fff).unwrap().handle, 2);
+        assert!(s.containing_addr(0x6000).is_none());
+    }
+
+    #[test]
+    fn overlapping_registrations_fall_back_to_a_scan() {
+        let mut s = RegSet::default();
+        s.insert(reg(1, 0x1000, 0x10000, MemKind::Device));
+        s.insert(reg(2, 0x2000, 0x1000, MemKind::Device)); // accepted by a lenient vendor
+        assert!(s.contains_range(0x8000, 0x1000), "inside the big one, after the small one");
+        assert!(s.overlapping_reg(MemKind::Device, 0x9000, 0x9001).is_some());
+        s.remove(2);
+        s.remove(1);
+        assert!(!s.contains_range(0x8000, 1));
+    }
+
+    #[test]
+    fn zero_length_registrations_do_not_hide_others() {
+        let mut s = RegSet::default();
+        s.insert(reg(1, 0x1000, 0x1000, MemKind::Host));
+        s.insert(reg(2, 0x1800, 0, MemKind::Host));
+        assert!(s.contains_range(0x1900, 0x10));
+        assert_eq!(s.overlapping_reg(MemKind::Host, 0x1900, 0x1901).unwrap().handle, 1);
+    }
+
+    #[test]
+    fn links_across_instances() {
+        let mut st = HixlState::default();
+        let mut a = Instance { local_engine: Some("a".into()), ..Instance::default() };
+        a.links.insert(b"b".to_vec());
+        a.regs.insert(reg(7, 0x1000, 1, MemKind::Host));
+        st.instances.insert(0x10, a);
+        st.instances.insert(0x20, Instance { local_engine: Some("b".into()), ..Instance::default() });
+        assert_eq!(st.incoming_links(0x20, "b"), vec!["a".to_string()]);
+        assert!(st.incoming_links(0x10, "a").is_empty());
+        assert_eq!(st.owner_of(0x20, 7).as_deref(), Some("a"));
+        assert!(st.owner_of(0x10, 7).is_none());
+    }
+}
