@@ -1,0 +1,31 @@
+//! Test support for regcheck.
+//!
+//! * [`sim_lib_dir`] builds the simulator of the vendor libraries (`sim/`: `libacl_rt.so`,
+//!   `libascendcl.so`, `libcann_hixl.so`) into `<target>/sim/lib`.
+//! * [`regcheck`] builds regcheck itself (release) once per process.
+//! * [`Program`] compiles a C or C++ test program against the simulator's headers and
+//!   libraries, bare or with regcheck linked ahead of the vendor libraries.
+//! * [`Run`] runs a program with a clean, traced simulator environment and returns an
+//!   [`Outcome`] (exit status, stdout, stderr) with helpers to inspect the simulator's trace.
+//!
+//! Everything here is safe to call from many test threads and many test processes at once.
+
+mod make;
+mod paths;
+mod program;
+mod run;
+
+pub use make::{regcheck, sim_lib_dir, Regcheck};
+pub use paths::{sim_include_dir, target_dir, workspace_root};
+pub use program::{Lang, Link, Program};
+pub use run::{Outcome, Run};
+
+/// The library names of the simulator, for [`Program::libs`].
+pub mod libs {
+    /// Legacy ACL library name (what most applications link): `-lascendcl`.
+    pub const ASCENDCL: &str = "ascendcl";
+    /// Current ACL library name: `-lacl_rt`.
+    pub const ACL_RT: &str = "acl_rt";
+    /// HIXL library: `-lcann_hixl` (C++; also holds `ge::AscendString` in the simulator).
+    pub const CANN_HIXL: &str = "cann_hixl";
+}

@@ -1,0 +1,281 @@
+//! Building the simulator and regcheck.
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use crate::paths::{sim_include_dir, sim_src_dir, target_dir, workspace_root};
+
+/// An exclusive `flock` on a lock file, released when dropped. Serialises builds across
+/// threads (each holder opens its own descriptor) and across processes.
+pub(crate) struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Blocks until the lock on `path` (created if missing) is held.
+    pub(crate) fn acquire(path: &Path) -> FileLock {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap_or_else(|e| panic!("cannot open lock file {}: {e}", path.display()));
+        loop {
+            // SAFETY: flock on a descriptor we own; no memory is shared with the call.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                break;
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                panic!("flock({}) failed: {err}", path.display());
+            }
+        }
+        FileLock { _file: file }
+    }
+}
+
+/// Modification time of `path`, or `None` when it does not exist.
+pub(crate) fn mtime(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The newest modification time of the files under `path` (recursively), if any.
+pub(crate) fn newest_under(path: &Path) -> Option<SystemTime> {
+    let meta = fs::metadata(path).ok()?;
+    if meta.is_file() {
+        return meta.modified().ok();
+    }
+    let mut newest = None;
+    for entry in fs::read_dir(path).ok()?.flatten() {
+        let t = newest_under(&entry.path());
+        if t > newest {
+            newest = t;
+        }
+    }
+    newest
+}
+
+/// Runs `cmd`; on failure returns the command line and its output.
+pub(crate) fn run_checked(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    match cmd.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "command failed ({}): {shown}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )),
+        Err(e) => Err(format!("cannot run {shown}: {e}")),
+    }
+}
+
+/// The C++ compiler: `$CXX` or `c++`.
+pub(crate) fn cxx() -> OsString {
+    std::env::var_os("CXX").filter(|v| !v.is_empty()).unwrap_or_else(|| "c++".into())
+}
+
+/// The C compiler: `$CC` or `cc`.
+pub(crate) fn cc() -> OsString {
+    std::env::var_os("CC").filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into())
+}
+
+/// Flags every simulator library is compiled with.
+const SIM_CXXFLAGS: &[&str] =
+    &["-std=c++17", "-fPIC", "-shared", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"];
+
+/// One simulator library: output name, soname, sources (in sim/src), extra link arguments.
+struct SimLib {
+    file: &'static str,
+    sources: &'static [&'static str],
+    link: &'static [&'static str],
+}
+
+const SIM_LIBS: &[SimLib] = &[
+    SimLib {
+        file: "libacl_rt.so",
+        sources: &["acl_rt.cpp"],
+        // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable
+        link: &["-Wl,-Bsymbolic"],
+    },
+    SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
+    SimLib {
+        file: "libcann_hixl.so",
+        sources: &["hixl.cpp", "hixl_cs.cpp", "ascend_string.cpp"],
+        link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
+    },
+];
+
+/// The recipe, recorded beside the outputs so that a change of flags forces a rebuild.
+fn sim_recipe() -> String {
+    let mut s = format!("cxx={:?} flags={:?}\n", cxx(), SIM_CXXFLAGS);
+    for lib in SIM_LIBS {
+        s += &format!("{} {:?} {:?}\n", lib.file, lib.sources, lib.link);
+    }
+    s
+}
+
+/// Builds the simulator libraries (when a source or header is newer than an output, an
+/// output is missing, or the recipe changed) into `<target>/sim/lib`, and returns that
+/// directory.
+///
+/// Safe to call from many threads (built once per process) and many processes at once
+/// (an `flock` on `<target>/sim/.lock` serialises the builds; outputs are replaced by
+/// atomic renames, so a running program never sees a half-written library).
+///
+/// # Panics
+/// When the compiler fails, with its command line and output.
+pub fn sim_lib_dir() -> PathBuf {
+    // The result (or the failure) is kept, so a failed build is not retried by every caller.
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match DIR.get_or_init(build_sim) {
+        Ok(dir) => dir.clone(),
+        Err(msg) => panic!("building the simulator failed:\n{msg}"),
+    }
+}
+
+fn build_sim() -> Result<PathBuf, String> {
+    let sim_dir = target_dir().join("sim");
+    let out = sim_dir.join("lib");
+    let _lock = FileLock::acquire(&sim_dir.join(".lock"));
+    fs::create_dir_all(&out).unwrap_or_else(|e| panic!("cannot create {}: {e}", out.display()));
+
+    let recipe = sim_recipe();
+    let recipe_file = out.join(".recipe");
+    let newest_src = newest_under(&sim_src_dir()).max(newest_under(&sim_include_dir()));
+    let up_to_date = fs::read_to_string(&recipe_file).ok().as_deref() == Some(recipe.as_str())
+        && SIM_LIBS.iter().all(|lib| {
+            let t = mtime(&out.join(lib.file));
+            t.is_some() && t >= newest_src
+        });
+    if up_to_date {
+        return Ok(out);
+    }
+
+    let tmp = sim_dir.join(format!("tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).unwrap_or_else(|e| panic!("cannot create {}: {e}", tmp.display()));
+    for lib in SIM_LIBS {
+        let mut cmd = Command::new(cxx());
+        cmd.args(SIM_CXXFLAGS)
+            .arg("-I")
+            .arg(sim_include_dir())
+            .arg(format!("-Wl,-soname,{}", lib.file))
+            .arg("-o")
+            .arg(tmp.join(lib.file));
+        for src in lib.sources {
+            cmd.arg(sim_src_dir().join(src));
+        }
+        cmd.arg("-L").arg(&tmp).args(lib.link);
+        if let Err(msg) = run_checked(&mut cmd) {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(msg);
+        }
+    }
+    for lib in SIM_LIBS {
+        fs::rename(tmp.join(lib.file), out.join(lib.file))
+            .unwrap_or_else(|e| panic!("cannot move {} into {}: {e}", lib.file, out.display()));
+    }
+    let _ = fs::remove_dir_all(&tmp);
+    fs::write(&recipe_file, recipe).unwrap_or_else(|e| panic!("cannot write {}: {e}", recipe_file.display()));
+    Ok(out)
+}
+
+/// Paths of a release build of regcheck (see [`regcheck`]).
+#[derive(Clone, Debug)]
+pub struct Regcheck {
+    /// `<target>/release`: the directory holding the libraries (for `-L` and rpath).
+    pub lib_dir: PathBuf,
+    /// `<target>/release/libregcheck.so` (cdylib): for `LD_PRELOAD` or `-lregcheck`.
+    pub shared: PathBuf,
+    /// `<target>/release/libregcheck.a` (staticlib).
+    pub static_lib: PathBuf,
+    /// `<target>/release/regcheck-audit`: the audit tool (its expected path, even when the
+    /// `regcheck-audit` package does not exist yet).
+    pub audit: PathBuf,
+}
+
+/// Runs `cargo build --release -p regcheck -p regcheck-audit` once per process (without
+/// `-p regcheck-audit` when the workspace has no such package) and returns the paths of the
+/// results under `<target>/release`.
+///
+/// # Panics
+/// When cargo fails, with its output.
+pub fn regcheck() -> Regcheck {
+    static RC: OnceLock<Result<Regcheck, String>> = OnceLock::new();
+    match RC.get_or_init(build_regcheck) {
+        Ok(rc) => rc.clone(),
+        Err(msg) => panic!("building regcheck failed:\n{msg}"),
+    }
+}
+
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").filter(|v| !v.is_empty()).unwrap_or_else(|| "cargo".into())
+}
+
+fn workspace_has_package(name: &str) -> bool {
+    let out = Command::new(cargo())
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(workspace_root())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            text.contains(&format!("\"name\":\"{name}\""))
+        }
+        _ => false,
+    }
+}
+
+fn build_regcheck() -> Result<Regcheck, String> {
+    let root = workspace_root();
+    let mut cmd = Command::new(cargo());
+    cmd.current_dir(&root).args(["build", "--release", "-p", "regcheck"]).env("CARGO_TARGET_DIR", target_dir());
+    if workspace_has_package("regcheck-audit") {
+        cmd.args(["-p", "regcheck-audit"]);
+    }
+    run_checked(&mut cmd)?;
+    let lib_dir = target_dir().join("release");
+    link_soname(&lib_dir.join("libregcheck.so"))?;
+    Ok(Regcheck {
+        shared: lib_dir.join("libregcheck.so"),
+        static_lib: lib_dir.join("libregcheck.a"),
+        audit: lib_dir.join("regcheck-audit"),
+        lib_dir,
+    })
+}
+
+/// The shared library has a SONAME (`libregcheck.so.<soname-ver>`): programs linked with
+/// `-lregcheck` ask the loader for that name, so put it beside the library as a symlink.
+fn link_soname(lib: &Path) -> Result<(), String> {
+    let out = Command::new("objdump")
+        .arg("-p")
+        .arg(lib)
+        .output()
+        .map_err(|e| format!("cannot run objdump -p {}: {e}", lib.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(soname) = text.lines().find_map(|l| l.trim().strip_prefix("SONAME")).map(str::trim) else {
+        return Ok(());
+    };
+    if soname.is_empty() || soname == "libregcheck.so" {
+        return Ok(());
+    }
+    let link = lib.with_file_name(soname);
+    if std::fs::read_link(&link).ok().as_deref() == Some(Path::new("libregcheck.so")) {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libregcheck.so", &link)
+        .or_else(|e| if link.exists() { Ok(()) } else { Err(e) })
+        .map_err(|e| format!("cannot link {} -> libregcheck.so: {e}", link.display()))
+}

@@ -1,0 +1,354 @@
+//! The simulator's behaviour, proved by C and C++ programs (sim/tests/) run bare against it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use testkit::{sim_include_dir, sim_lib_dir, Link, Outcome, Program, Run};
+
+const OLD_KERNEL: &str = "5.10.0-60.18.0.50.oe2203.aarch64";
+
+fn acl_codes(libs: &[&str], name: &str) -> PathBuf {
+    Program::c(name, &["sim/tests/acl_codes.c"]).libs(libs).build()
+}
+
+fn acl_modes() -> PathBuf {
+    Program::c("acl_modes", &["sim/tests/acl_modes.c"]).libs(&["ascendcl"]).build()
+}
+
+fn checked(out: &Outcome) {
+    out.assert_success().assert_stdout_contains("failures=0");
+}
+
+#[test]
+fn acl_codes_through_libascendcl() {
+    let out = Run::new(acl_codes(&["ascendcl"], "acl_codes_ascendcl")).run();
+    checked(&out);
+    // every call reached the simulator and was traced
+    out.assert_sim_calls("aclInit", 2);
+    assert!(out.sim_calls("aclrtHostRegisterV2") > 20, "{}", out.dump());
+    assert_eq!(out.sim_results("aclInit"), vec!["0".to_string(), "100002".to_string()]);
+    assert!(out.stderr.contains("[aclsim] aclInit(NULL) -> 0\n"));
+    assert!(out.sim_results("aclrtHostUnregister").contains(&"507911".to_string()));
+    assert!(out.sim_results("aclrtHostRegisterV2").contains(&"507910".to_string()));
+    assert!(out.sim_results("aclrtHostRegisterV2").contains(&"507899".to_string()));
+}
+
+#[test]
+fn acl_codes_through_libacl_rt() {
+    let out = Run::new(acl_codes(&["acl_rt"], "acl_codes_acl_rt")).run();
+    checked(&out);
+    out.assert_sim_calls("aclFinalize", 3);
+}
+
+#[test]
+fn trace_only_with_aclsim_trace_1() {
+    let exe = acl_codes(&["ascendcl"], "acl_codes_ascendcl");
+    let out = Run::new(&exe).env_remove("ACLSIM_TRACE").run();
+    checked(&out);
+    assert!(!out.stderr.contains("[aclsim]"), "{}", out.dump());
+    let out = Run::new(&exe).env("ACLSIM_TRACE", "0").run();
+    assert!(!out.stderr.contains("[aclsim]"), "{}", out.dump());
+}
+
+#[test]
+fn inherited_aclsim_variables_are_cleared() {
+    // Set in this (test) process: Run must not pass it on, so every other test is unaffected.
+    std::env::set_var("ACLSIM_SOC_NAME", "Ascend310P3");
+    let exe = acl_modes();
+    Run::new(&exe).arg("socname").run().assert_success().assert_stdout_contains("soc=Ascend910B1");
+    Run::new(&exe)
+        .arg("socname")
+        .env("ACLSIM_SOC_NAME", "Ascend910_9391")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("soc=Ascend910_9391");
+}
+
+#[test]
+fn product_support_by_soc_name() {
+    let exe = acl_modes();
+    let cases: &[(&str, i32)] = &[
+        ("Ascend910B1", 0),
+        ("Ascend910B4-1", 0),
+        ("Ascend910_9391", 0),
+        ("Ascend950PR_9579", 0),
+        ("Ascend950DT_9571", 0),
+        ("SomeFutureChip", 0),
+        ("Ascend310B1", 207000),
+        ("Ascend310P3", 207000),
+        ("Ascend910A", 207000),
+        ("Ascend910B", 207000), // the bare name is the old training part
+        ("Ascend910ProB", 207000),
+    ];
+    for (soc, code) in cases {
+        let out = Run::new(&exe).args(["soc", &code.to_string()]).env("ACLSIM_SOC_NAME", soc).run();
+        if !out.status.success() {
+            panic!("SoC {soc}: expected {code}\n{}", out.dump());
+        }
+    }
+}
+
+#[test]
+fn soc_name_from_environment() {
+    let exe = acl_modes();
+    Run::new(&exe).arg("socname").run().assert_success().assert_stdout_contains("soc=Ascend910B1");
+    Run::new(&exe).arg("socname").env("ACLSIM_SOC_NAME", "Ascend310P3").run().assert_stdout_contains("soc=Ascend310P3");
+    let out = Run::new(&exe).arg("socname").env("ACLSIM_SOC_NAME", "").run();
+    out.assert_stdout_contains("soc=NULL");
+    assert_eq!(out.sim_results("aclrtGetSocName"), vec!["NULL".to_string()]);
+}
+
+#[test]
+fn versions_from_environment() {
+    let exe = acl_modes();
+    Run::new(&exe)
+        .arg("version")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("cann=8.5.0 80500000 rc=0,0")
+        .assert_stdout_contains("driver=25.3.rc1 250299901 rc=0,0");
+    Run::new(&exe)
+        .arg("version")
+        .env("ACLSIM_CANN_VERSION", "8.0.RC3")
+        .env("ACLSIM_DRIVER_VERSION", "25.5.0")
+        .run()
+        .assert_stdout_contains("driver=25.5.0 250500000 rc=0,0");
+    Run::new(&exe).arg("version").env("ACLSIM_CANN_VERSION", "").run().assert_stdout_contains("rc=100003,");
+}
+
+#[test]
+fn old_kernel_aborts_on_pageable_memory() {
+    let exe = acl_modes();
+    for kind in ["malloc", "pinned"] {
+        let out = Run::new(&exe).args(["register", kind]).env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL).run();
+        out.assert_aborted().assert_stderr_contains(&format!(
+            "aclsim: simulated driver exception: kernel {OLD_KERNEL} (<= 5.10) cannot register non-page-locked memory 0x"
+        ));
+        out.assert_sim_calls("aclrtHostRegisterV2", 0); // no trace line: it never returned
+    }
+    let out = Run::new(&exe).args(["register", "malloc"]).env("ACLSIM_KERNEL_RELEASE", "5.4.0").run();
+    out.assert_aborted();
+}
+
+#[test]
+fn old_kernel_accepts_page_locked_memory() {
+    let exe = acl_modes();
+    for kind in ["mallochost", "mlock"] {
+        Run::new(&exe)
+            .args(["register", kind])
+            .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
+            .run()
+            .assert_success()
+            .assert_stdout_contains("rc=0\n");
+    }
+}
+
+#[test]
+fn newer_kernel_accepts_pageable_memory_and_threshold_is_settable() {
+    let exe = acl_modes();
+    Run::new(&exe)
+        .args(["register", "malloc"])
+        .env("ACLSIM_KERNEL_RELEASE", "5.15.0-91-generic")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("rc=0\n");
+    Run::new(&exe)
+        .args(["register", "malloc"])
+        .env("ACLSIM_KERNEL_RELEASE", "5.15.0-91-generic")
+        .env("ACLSIM_PAGEABLE_KERNEL_MAX", "5.19")
+        .run()
+        .assert_aborted()
+        .assert_stderr_contains("(<= 5.19)");
+    // the machine's own kernel (6.x here) accepts malloc memory by default
+    Run::new(&exe).args(["register", "malloc"]).run().assert_success().assert_stdout_contains("rc=0\n");
+}
+
+#[test]
+fn host_page_size_is_settable() {
+    let exe = acl_modes();
+    Run::new(&exe).args(["register", "offset4k"]).run().assert_success().assert_stdout_contains("rc=0\n");
+    Run::new(&exe)
+        .args(["register", "offset4k"])
+        .env("ACLSIM_HOST_PAGE_SIZE", "65536")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("rc=507899\n");
+}
+
+#[test]
+fn both_library_names_share_one_state() {
+    for (libs, name) in [(["ascendcl"], "two_libs_ascendcl"), (["acl_rt"], "two_libs_acl_rt")] {
+        let exe = Program::c(name, &["sim/tests/two_libs.c"]).libs(&libs).flag("-ldl").build();
+        let out = Run::new(exe).run();
+        checked(&out);
+        out.assert_sim_calls("aclrtHostRegisterV2", 3);
+    }
+}
+
+#[test]
+fn call_counters() {
+    Run::new(acl_modes()).arg("count").run().assert_success().assert_stdout_contains("count=3\n");
+}
+
+#[test]
+fn hixl_two_engines_and_client_server() {
+    let exe = Program::cxx("hixl_sim", &["sim/tests/hixl_sim.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
+    let out = Run::new(exe).run();
+    checked(&out);
+    assert!(out.sim_calls("Hixl::TransferSync") >= 10, "{}", out.dump());
+    assert!(out.sim_results("Hixl::Connect").contains(&"103901".to_string()));
+    // Initialize called aclrtGetCurrentContext through the PLT, once per Initialize
+    assert_eq!(out.sim_calls("aclrtGetCurrentContext"), out.sim_calls("Hixl::Initialize"));
+    // destructors finalize
+    assert!(out.sim_calls("Hixl::Finalize") >= 5, "{}", out.dump());
+}
+
+#[test]
+fn hixl_programs_link_with_link_bare_explicitly() {
+    let p = Program::cxx("hixl_sim", &["sim/tests/hixl_sim.cpp"]).link(Link::Bare).libs(&["cann_hixl", "ascendcl"]);
+    assert!(p.output_path().ends_with("testkit/bare/hixl_sim"));
+}
+
+#[test]
+fn headers_compile_as_c99_and_cxx() {
+    let inc = sim_include_dir();
+    let src = testkit::workspace_root().join("sim/tests/headers.c");
+    for (compiler, lang) in [("cc", "-std=c99"), ("c++", "-std=c++17")] {
+        let mut cmd = Command::new(compiler);
+        if compiler == "c++" {
+            cmd.args(["-x", "c++"]);
+        }
+        let out = cmd
+            .args([lang, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-I"])
+            .arg(&inc)
+            .arg(&src)
+            .output()
+            .expect("run the compiler");
+        assert!(out.status.success(), "{compiler} {lang}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // the C++ headers
+    let cxx_src = testkit::target_dir().join("testkit").join("cxx_headers.cpp");
+    std::fs::create_dir_all(cxx_src.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cxx_src,
+        "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\nint main() { return sizeof(hixl::Hixl) == 8 ? 0 : 1; }\n",
+    )
+    .unwrap();
+    let out = Command::new("c++")
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+        .arg(&inc)
+        .arg(&cxx_src)
+        .output()
+        .expect("run the compiler");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn dynamic_symbols(lib: &str) -> String {
+    let out = Command::new("nm").args(["-D", "--defined-only"]).arg(sim_lib_dir().join(lib)).output().expect("run nm");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn exports(symbols: &str, name: &str) -> bool {
+    symbols.lines().any(|l| l.split_whitespace().last() == Some(name))
+}
+
+const ACL_NAMES: &[&str] = &[
+    "aclInit",
+    "aclFinalize",
+    "aclrtSetDevice",
+    "aclrtResetDevice",
+    "aclrtGetDevice",
+    "aclrtCreateContext",
+    "aclrtDestroyContext",
+    "aclrtGetCurrentContext",
+    "aclrtSetCurrentContext",
+    "aclrtGetSocName",
+    "aclGetRecentErrMsg",
+    "aclsysGetVersionStr",
+    "aclsysGetVersionNum",
+    "aclrtMallocHost",
+    "aclrtFreeHost",
+    "aclrtMalloc",
+    "aclrtFree",
+    "aclrtHostRegisterV2",
+    "aclrtHostRegister",
+    "aclrtHostUnregister",
+    "aclrtHostGetDevicePointer",
+    "aclsimGetCallCount",
+    "aclsimResetCallCounts",
+];
+
+#[test]
+fn libraries_export_the_vendor_symbols() {
+    let rt = dynamic_symbols("libacl_rt.so");
+    let legacy = dynamic_symbols("libascendcl.so");
+    for name in ACL_NAMES {
+        assert!(exports(&rt, name), "libacl_rt.so lacks {name}");
+        assert!(exports(&rt, &format!("aclsim_impl_{name}")), "libacl_rt.so lacks aclsim_impl_{name}");
+        assert!(exports(&legacy, name), "libascendcl.so lacks {name}");
+    }
+    let hixl = dynamic_symbols("libcann_hixl.so");
+    for sym in [
+        "_ZN4hixl4HixlC1Ev",
+        "_ZN4hixl4HixlC2Ev",
+        "_ZN4hixl4HixlD1Ev",
+        "_ZN4hixl4HixlD2Ev",
+        "_ZN4hixl4Hixl10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE",
+        "_ZN4hixl4Hixl8FinalizeEv",
+        "_ZN4hixl4Hixl11RegisterMemERKNS_7MemDescENS_7MemTypeERPv",
+        "_ZN4hixl4Hixl13DeregisterMemEPv",
+        "_ZN4hixl4Hixl7ConnectERKN2ge12AscendStringEi",
+        "_ZN4hixl4Hixl10DisconnectERKN2ge12AscendStringEi",
+        "_ZN4hixl4Hixl12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi",
+        "_ZN4hixl4Hixl13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv",
+        "_ZN2ge12AscendStringC1EPKc",
+        "_ZNK2ge12AscendString9GetStringEv",
+        "_ZNK2ge12AscendString9GetLengthEv",
+        "_ZNK2ge12AscendStringltERKS0_",
+        "HixlCSServerCreate",
+        "HixlCSClientCreate",
+        "HixlCSServerRegMem",
+        "HixlCSClientRegMem",
+        "HixlCSClientBatchPutSync",
+        "HixlCSClientBatchGetSync",
+    ] {
+        assert!(exports(&hixl, sym), "libcann_hixl.so lacks {sym}");
+    }
+    // the simulator's internals stay hidden
+    assert!(!hixl.contains("RegTable"), "internal symbols exported");
+}
+
+#[test]
+fn libraries_have_the_vendor_sonames_and_runpath() {
+    for (lib, needed) in
+        [("libacl_rt.so", None), ("libascendcl.so", Some("libacl_rt.so")), ("libcann_hixl.so", Some("libascendcl.so"))]
+    {
+        let out = Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)).output().expect("run readelf");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(&format!("Library soname: [{lib}]")), "{lib}: {text}");
+        if let Some(n) = needed {
+            assert!(text.contains(&format!("Shared library: [{n}]")), "{lib}: {text}");
+            assert!(text.contains("[$ORIGIN]"), "{lib}: {text}");
+        }
+    }
+}
+
+#[test]
+fn builds_are_parallel_safe() {
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let dir = sim_lib_dir();
+                let exe = Program::c("acl_modes_parallel", &["sim/tests/acl_modes.c"]).build();
+                (dir, exe)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    for (dir, exe) in &results {
+        assert_eq!(dir, &results[0].0);
+        assert!(exe.exists());
+    }
+    Run::new(&results[0].1).arg("count").run().assert_stdout_contains("count=3\n");
+}

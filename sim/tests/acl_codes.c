@@ -1,0 +1,262 @@
+/* The simulated ACL runtime's own checks and codes (run bare, default environment:
+ * SoC Ascend910B1, the machine's kernel, which must be newer than 5.10). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#include "acl/acl.h"
+#include "aclsim.h"
+#include "check.h"
+
+static size_t page;
+
+static void *anon(size_t pages) {
+    void *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    return p;
+}
+
+struct thread_arg {
+    void *buf;
+    aclrtContext ctx;
+    aclError rc_before;
+    aclError rc_after;
+};
+
+static void *thread_main(void *argp) {
+    struct thread_arg *a = (struct thread_arg *)argp;
+    a->rc_before = aclrtHostRegisterV2(a->buf, page, ACL_HOST_REG_MAPPED);
+    aclrtSetCurrentContext(a->ctx);
+    a->rc_after = aclrtHostRegisterV2(a->buf, page, ACL_HOST_REG_MAPPED);
+    return NULL;
+}
+
+int main(void) {
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    aclrtContext sentinel = (aclrtContext)(uintptr_t)0x1234;
+    aclrtContext ctx = sentinel;
+    int32_t dev = -1;
+
+    /* ---- before aclInit ---- */
+    EXPECT_EQ(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+    EXPECT_EQ(aclrtGetCurrentContext(&ctx), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_TRUE(ctx == sentinel);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+
+    EXPECT_EQ(aclInit(NULL), ACL_SUCCESS);
+    EXPECT_EQ(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    EXPECT_TRUE(aclGetRecentErrMsg() != NULL);
+
+    /* ---- no current context: argument checks first, then 107002 ---- */
+    void *buf = anon(8);
+    EXPECT_EQ(aclrtHostRegisterV2(NULL, page, ACL_HOST_REG_MAPPED), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_CONTEXT_NULL);
+
+    /* ---- devices and contexts ---- */
+    EXPECT_EQ(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_SUCCESS);
+    EXPECT_EQ(dev, 0);
+    EXPECT_EQ(aclrtGetCurrentContext(&ctx), ACL_SUCCESS);
+    EXPECT_TRUE(ctx != NULL && ctx != sentinel);
+    aclrtContext ctx0 = ctx;
+    uint32_t ndev = 0;
+    EXPECT_EQ(aclrtGetDeviceCount(&ndev), ACL_SUCCESS);
+    EXPECT_EQ(ndev, 8);
+
+    aclrtContext ctx1 = NULL;
+    EXPECT_EQ(aclrtCreateContext(&ctx1, 1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_SUCCESS);
+    EXPECT_EQ(dev, 1);
+    EXPECT_EQ(aclrtDestroyContext(ctx1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetCurrentContext(&ctx), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(aclrtSetCurrentContext(ctx1), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtDestroyContext(ctx0), ACL_ERROR_RT_PARAM_INVALID); /* a default context */
+    EXPECT_EQ(aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtSetCurrentContext(ctx0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_SUCCESS);
+    EXPECT_EQ(dev, 0);
+
+    /* ---- SoC and versions ---- */
+    const char *soc = aclrtGetSocName();
+    EXPECT_TRUE(soc != NULL && strcmp(soc, "Ascend910B1") == 0);
+    char ver[128] = {0};
+    int32_t num = 0;
+    EXPECT_EQ(aclsysGetVersionStr((char *)"CANN", ver), ACL_SUCCESS);
+    EXPECT_TRUE(strcmp(ver, "8.5.0") == 0);
+    EXPECT_EQ(aclsysGetVersionNum((char *)"CANN", &num), ACL_SUCCESS);
+    EXPECT_EQ(num, 80500000);
+    EXPECT_EQ(aclsysGetVersionStr(NULL, ver), ACL_ERROR_INVALID_PARAM);
+
+    /* ---- allocations ---- */
+    void *host = NULL;
+    EXPECT_EQ(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMallocHost(NULL, 4096), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMallocHost(&host, 3 * page), ACL_SUCCESS);
+    EXPECT_TRUE(host != NULL && ((uintptr_t)host % page) == 0);
+    memset(host, 0x5a, 3 * page);
+    void *devmem = NULL;
+    EXPECT_EQ(aclrtMalloc(&devmem, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMalloc(&devmem, 100, (aclrtMemMallocPolicy)(0x1000 | ACL_MEM_MALLOC_HUGE_ONLY)), ACL_SUCCESS);
+    EXPECT_TRUE(devmem != NULL);
+    memset(devmem, 1, 100);
+    EXPECT_EQ(aclrtFree(devmem), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&devmem, 64, (aclrtMemMallocPolicy)0x7fffffff), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(devmem), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* ---- V2 argument checks ---- */
+    EXPECT_EQ(aclrtHostRegisterV2(NULL, page, ACL_HOST_REG_MAPPED), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, 0, ACL_HOST_REG_MAPPED), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, 0x1), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, ACL_HOST_REG_MAPPED | 0x20), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* ---- the driver: alignment and mappings -> 507899 ---- */
+    EXPECT_EQ(aclrtHostRegisterV2((char *)buf + 64, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    void *ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_EQ(aclrtHostRegisterV2(ro, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    void *hole = anon(2);
+    munmap((char *)hole + page, page);
+    EXPECT_EQ(aclrtHostRegisterV2(hole, 2 * page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    EXPECT_EQ(aclrtHostRegisterV2(hole, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(hole), ACL_SUCCESS);
+
+    char path[] = "/tmp/aclsim-file-XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT_TRUE(fd >= 0);
+    EXPECT_EQ(ftruncate(fd, (off_t)page), 0);
+    void *filemap = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    EXPECT_EQ(aclrtHostRegisterV2(filemap, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    unlink(path);
+
+    /* shared memory that is not a regular file is fine */
+    int mfd = memfd_create("aclsim-test", 0);
+    EXPECT_EQ(ftruncate(mfd, (off_t)page), 0);
+    void *memfdmap = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+    EXPECT_EQ(aclrtHostRegisterV2(memfdmap, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(memfdmap), ACL_SUCCESS);
+    char shmname[64];
+    snprintf(shmname, sizeof shmname, "/aclsim-test-%d", (int)getpid());
+    int sfd = shm_open(shmname, O_CREAT | O_RDWR, 0600);
+    EXPECT_TRUE(sfd >= 0);
+    EXPECT_EQ(ftruncate(sfd, (off_t)page), 0);
+    void *shmmap = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+    shm_unlink(shmname);
+    EXPECT_EQ(aclrtHostRegisterV2(shmmap, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(shmmap), ACL_SUCCESS);
+    int shmid = shmget(IPC_PRIVATE, page, IPC_CREAT | 0600);
+    EXPECT_TRUE(shmid >= 0);
+    void *sysv = shmat(shmid, NULL, 0);
+    shmctl(shmid, IPC_RMID, NULL);
+    EXPECT_EQ(aclrtHostRegisterV2(sysv, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(sysv), ACL_SUCCESS);
+    void *shanon = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT_EQ(aclrtHostRegisterV2(shanon, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(shanon), ACL_SUCCESS);
+
+    /* ---- overlap (byte-granular) -> 507910; adjacent is fine ---- */
+    EXPECT_EQ(aclrtHostRegisterV2(buf, 4 * page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, 4 * page, ACL_HOST_REG_MAPPED), ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT_EQ(aclrtHostRegisterV2((char *)buf + 2 * page, page, ACL_HOST_REG_MAPPED),
+              ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, 1, ACL_HOST_REG_MAPPED), ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT_EQ(aclrtHostRegisterV2((char *)buf + 4 * page, page, ACL_HOST_REG_PINNED), ACL_SUCCESS);
+
+    /* ---- device pointers ---- */
+    void *dptr = NULL;
+    EXPECT_EQ(aclrtHostGetDevicePointer(NULL, &dptr, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostGetDevicePointer(buf, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostGetDevicePointer(buf, &dptr, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostGetDevicePointer(buf, &dptr, 0), ACL_SUCCESS);
+    EXPECT_TRUE(dptr != NULL && dptr != buf);
+    void *dptr2 = NULL;
+    EXPECT_EQ(aclrtHostGetDevicePointer((char *)buf + 100, &dptr2, 0), ACL_SUCCESS);
+    EXPECT_TRUE((char *)dptr2 == (char *)dptr + 100);
+    EXPECT_TRUE(aclsimDeviceToHost(dptr2) == (char *)buf + 100);
+    dptr = (void *)1;
+    EXPECT_EQ(aclrtHostGetDevicePointer((char *)buf + 4 * page, &dptr, 0), ACL_ERROR_RT_PARAM_INVALID); /* PINNED only */
+    EXPECT_TRUE(dptr == NULL);
+    dptr = (void *)1;
+    EXPECT_EQ(aclrtHostGetDevicePointer((char *)buf + 6 * page, &dptr, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_TRUE(dptr == NULL);
+
+    /* ---- unregister ---- */
+    EXPECT_EQ(aclrtHostUnregister(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostUnregister((char *)buf + page), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT_EQ(aclrtHostUnregister(buf), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(buf), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT_EQ(aclrtHostUnregister((char *)buf + 4 * page), ACL_SUCCESS);
+
+    /* ---- PINNED on page-locked memory -> 107000 ---- */
+    EXPECT_EQ(aclrtHostRegisterV2(host, page, ACL_HOST_REG_PINNED | ACL_HOST_REG_MAPPED), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostRegisterV2(host, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(host), ACL_SUCCESS);
+
+    /* ---- V1 ---- */
+    void *v1dev = NULL;
+    EXPECT_EQ(aclrtHostRegister(buf, page, ACL_HOST_REGISTER_MAPPED, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegister(NULL, page, ACL_HOST_REGISTER_MAPPED, &v1dev), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegister(buf, 0, ACL_HOST_REGISTER_MAPPED, &v1dev), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegister(buf, page, (aclrtHostRegisterType)1, &v1dev), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtHostRegister(buf, page, (aclrtHostRegisterType)12, &v1dev), ACL_SUCCESS);
+    EXPECT_TRUE(v1dev != NULL && v1dev != buf);
+    EXPECT_EQ(aclrtHostGetDevicePointer(buf, &dptr, 0), ACL_SUCCESS);
+    EXPECT_TRUE(dptr == v1dev);
+
+    /* ---- registrations are per device ---- */
+    EXPECT_EQ(aclrtSetDevice(1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(buf), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(buf), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT_EQ(aclrtSetCurrentContext(ctx0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister(buf), ACL_SUCCESS);
+
+    /* ---- contexts are per thread ---- */
+    struct thread_arg ta = {(char *)buf + 5 * page, ctx0, -1, -1};
+    pthread_t th;
+    pthread_create(&th, NULL, thread_main, &ta);
+    pthread_join(th, NULL);
+    EXPECT_EQ(ta.rc_before, ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(ta.rc_after, ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostUnregister((char *)buf + 5 * page), ACL_SUCCESS);
+
+    /* ---- the last error message ---- */
+    EXPECT_EQ(aclrtHostUnregister((char *)buf + 7 * page), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    const char *msg = aclGetRecentErrMsg();
+    EXPECT_TRUE(msg != NULL && strstr(msg, "aclrtHostUnregister") != NULL);
+
+    /* ---- call counters ---- */
+    aclsimResetCallCounts();
+    EXPECT_EQ(aclsimGetCallCount("aclrtGetSocName"), 0);
+    aclrtGetSocName();
+    aclrtGetSocName();
+    aclrtHostUnregister(NULL);
+    EXPECT_EQ(aclsimGetCallCount("aclrtGetSocName"), 2);
+    EXPECT_EQ(aclsimGetCallCount("aclrtHostUnregister"), 1);
+    EXPECT_EQ(aclsimGetCallCount("aclrtHostRegisterV2"), 0);
+    EXPECT_EQ(aclsimGetCallCount(NULL), 0);
+
+    EXPECT_EQ(aclrtFreeHost(host), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFreeHost(host), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtResetDevice(1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    EXPECT_EQ(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    close(fd);
+    close(mfd);
+    close(sfd);
+    return CHECK_DONE();
+}
