@@ -5,18 +5,54 @@
  *   register KIND      registers one page of KIND memory (malloc, mallochost, mlock, pinned,
  *                      offset4k) with MAPPED; prints "rc=<code>" (may abort: kernel <= 5.10)
  *   count              prints the simulator's call count of aclrtSetDevice after 3 calls
+ *   threads            concurrent registrations from 8 threads keep the registry exact
+ *   fork               a child inherits the registrations; fork while another thread is
+ *                      inside the simulator does not deadlock the child
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "acl/acl.h"
 #include "aclsim.h"
 #include "check.h"
+
+#define NTHREADS 8
+#define PAGES_PER_THREAD 32
+
+static size_t g_page;
+static char *g_area;
+static aclrtContext g_ctx;
+static int g_shared_ok, g_shared_busy, g_own_ok, g_unreg_ok;
+static volatile int g_stop;
+
+static void *register_thread(void *arg) {
+    long id = (long)arg;
+    aclrtSetCurrentContext(g_ctx);
+    aclError rc = aclrtHostRegisterV2(g_area, g_page, ACL_HOST_REG_MAPPED);
+    if (rc == ACL_SUCCESS) __atomic_fetch_add(&g_shared_ok, 1, __ATOMIC_SEQ_CST);
+    if (rc == ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED) __atomic_fetch_add(&g_shared_busy, 1, __ATOMIC_SEQ_CST);
+    char *mine = g_area + (size_t)(1 + id * PAGES_PER_THREAD) * g_page;
+    for (int i = 0; i < PAGES_PER_THREAD; i++)
+        if (aclrtHostRegisterV2(mine + (size_t)i * g_page, g_page, ACL_HOST_REG_MAPPED) == ACL_SUCCESS)
+            __atomic_fetch_add(&g_own_ok, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < PAGES_PER_THREAD; i++)
+        if (aclrtHostUnregister(mine + (size_t)i * g_page) == ACL_SUCCESS)
+            __atomic_fetch_add(&g_unreg_ok, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static void *busy_thread(void *arg) {
+    (void)arg;
+    while (!g_stop) aclrtGetSocName();
+    return NULL;
+}
 
 static int usage(void) {
     fprintf(stderr, "usage: acl_modes soc CODE | socname | version | register KIND | count\n");
@@ -91,6 +127,51 @@ int main(int argc, char **argv) {
         aclrtSetDevice(0);
         printf("count=%llu\n", (unsigned long long)aclsimGetCallCount("aclrtSetDevice"));
         return 0;
+    }
+    if (strcmp(mode, "threads") == 0) {
+        g_page = page;
+        g_area = mmap(NULL, (1 + NTHREADS * PAGES_PER_THREAD) * page, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        EXPECT_EQ(aclrtGetCurrentContext(&g_ctx), ACL_SUCCESS);
+        pthread_t th[NTHREADS];
+        for (long i = 0; i < NTHREADS; i++) pthread_create(&th[i], NULL, register_thread, (void *)i);
+        for (int i = 0; i < NTHREADS; i++) pthread_join(th[i], NULL);
+        EXPECT_EQ(g_shared_ok, 1);
+        EXPECT_EQ(g_shared_busy, NTHREADS - 1);
+        EXPECT_EQ(g_own_ok, NTHREADS * PAGES_PER_THREAD);
+        EXPECT_EQ(g_unreg_ok, NTHREADS * PAGES_PER_THREAD);
+        EXPECT_EQ(aclrtHostUnregister(g_area), ACL_SUCCESS);
+        EXPECT_EQ(aclsimGetCallCount("aclrtHostRegisterV2"), NTHREADS * (1 + PAGES_PER_THREAD));
+        return CHECK_DONE();
+    }
+    if (strcmp(mode, "fork") == 0) {
+        char *a = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        EXPECT_EQ(aclrtHostRegisterV2(a, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int bad = 0;
+            bad |= aclrtHostUnregister(a) != ACL_SUCCESS;
+            bad |= aclrtHostRegisterV2(a + page, page, ACL_HOST_REG_MAPPED) != ACL_SUCCESS;
+            _exit(bad);
+        }
+        int status = -1;
+        waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        EXPECT_EQ(aclrtHostUnregister(a + page), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED); /* the child's */
+        EXPECT_EQ(aclrtHostUnregister(a), ACL_SUCCESS);
+        /* fork while another thread is calling into the simulator */
+        pthread_t busy;
+        pthread_create(&busy, NULL, busy_thread, NULL);
+        for (int i = 0; i < 50; i++) {
+            pid_t p = fork();
+            if (p == 0) _exit(aclrtGetSocName() != NULL ? 0 : 1);
+            int st = -1;
+            waitpid(p, &st, 0);
+            EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        g_stop = 1;
+        pthread_join(busy, NULL);
+        return CHECK_DONE();
     }
     return usage();
 }

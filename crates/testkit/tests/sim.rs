@@ -191,6 +191,18 @@ fn call_counters() {
 }
 
 #[test]
+fn concurrent_registrations_keep_the_registry_exact() {
+    let out = Run::new(acl_modes()).arg("threads").env_remove("ACLSIM_TRACE").run();
+    checked(&out);
+}
+
+#[test]
+fn fork_keeps_registrations_and_does_not_deadlock() {
+    let out = Run::new(acl_modes()).arg("fork").env_remove("ACLSIM_TRACE").run();
+    checked(&out);
+}
+
+#[test]
 fn hixl_two_engines_and_client_server() {
     let exe = Program::cxx("hixl_sim", &["sim/tests/hixl_sim.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
     let out = Run::new(exe).run();
