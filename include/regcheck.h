@@ -133,8 +133,9 @@ extern "C" {
 // regcheck's version, e.g. "0.1.0" (static string).
 const char *regcheck_version(void);
 
-// A static description of a status ("ok", "a required pointer argument was NULL", ...).
-const char *regcheck_status_str(regcheck_status status);
+// A static description of a `regcheck_status` value ("ok", "a required pointer argument
+// was NULL", ...). Takes the value as an integer so that any value is safe to pass.
+const char *regcheck_status_str(uint32_t status);
 
 // The number of rules in the catalogue.
 size_t regcheck_rule_count(void);
@@ -152,11 +153,12 @@ regcheck_status regcheck_rule_get(size_t index, regcheck_rule_info *out);
 regcheck_status regcheck_rule_find(const char *name, regcheck_rule_info *out);
 
 // Set the action of the rules matching `pattern` (an ID, or a prefix ending in `*`),
-// for the whole process, from now on.
+// for the whole process, from now on. `action` is a `regcheck_action` value (taken as an
+// integer so that an invalid value is reported, not undefined behaviour).
 //
 // # Safety
 // `pattern` must be NULL or a NUL-terminated string.
-regcheck_status regcheck_rule_set_action(const char *pattern, regcheck_action action);
+regcheck_status regcheck_rule_set_action(const char *pattern, uint32_t action);
 
 // The mode in force (REGCHECK_MODE).
 regcheck_mode regcheck_get_mode(void);

@@ -243,16 +243,18 @@ pub extern "C" fn regcheck_version() -> *const c_char {
     })
 }
 
-/// A static description of a status ("ok", "a required pointer argument was NULL", ...).
+/// A static description of a `regcheck_status` value ("ok", "a required pointer argument
+/// was NULL", ...). Takes the value as an integer so that any value is safe to pass.
 #[no_mangle]
-pub extern "C" fn regcheck_status_str(status: regcheck_status) -> *const c_char {
+pub extern "C" fn regcheck_status_str(status: u32) -> *const c_char {
     boundary("regcheck_status_str", c"?".as_ptr(), || {
         match status {
-            regcheck_status::Ok => c"ok",
-            regcheck_status::NullArgument => c"a required pointer argument was NULL",
-            regcheck_status::InvalidArgument => c"an argument had an invalid value",
-            regcheck_status::NotFound => c"no rule matched",
-            regcheck_status::InternalError => c"internal error in regcheck (see the log)",
+            0 => c"ok",
+            1 => c"a required pointer argument was NULL",
+            2 => c"an argument had an invalid value",
+            3 => c"no rule matched",
+            4 => c"internal error in regcheck (see the log)",
+            _ => c"unknown regcheck_status",
         }
         .as_ptr()
     })
@@ -305,15 +307,16 @@ pub unsafe extern "C" fn regcheck_rule_find(name: *const c_char, out: *mut regch
 }
 
 /// Set the action of the rules matching `pattern` (an ID, or a prefix ending in `*`),
-/// for the whole process, from now on.
+/// for the whole process, from now on. `action` is a `regcheck_action` value (taken as an
+/// integer so that an invalid value is reported, not undefined behaviour).
 ///
 /// # Safety
 /// `pattern` must be NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn regcheck_rule_set_action(pattern: *const c_char, action: regcheck_action) -> regcheck_status {
+pub unsafe extern "C" fn regcheck_rule_set_action(pattern: *const c_char, action: u32) -> regcheck_status {
     boundary("regcheck_rule_set_action", regcheck_status::InternalError, || {
         let Some(p) = str_arg(pattern) else { return regcheck_status::NullArgument };
-        let Some(a) = Action::from_u32(action as u32) else { return regcheck_status::InvalidArgument };
+        let Some(a) = Action::from_u32(action) else { return regcheck_status::InvalidArgument };
         let ids = rules::matching(p);
         if ids.is_empty() {
             return regcheck_status::NotFound;
@@ -377,7 +380,7 @@ pub unsafe extern "C" fn regcheck_check_host_register(
                     rule_id: f.rule as u32,
                     rule_name: s.name.as_ptr(),
                     action: rt.action(f.rule).into(),
-                    vendor_code: f.rule.info().reject_code(),
+                    vendor_code: f.reject_code(),
                     argument: arg.as_ptr(),
                     message: std::ptr::null(),
                 };

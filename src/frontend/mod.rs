@@ -121,7 +121,7 @@ pub enum Verdict {
 /// Log every finding at its rule's action and decide: the first finding whose action is
 /// `error` rejects the call with its rule's code (in enforce mode).
 pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Verdict {
-    let reject = findings.iter().find(|f| rt.action(f.rule) == Action::Error).map(|f| f.rule.info().reject_code());
+    let reject = findings.iter().find(|f| rt.action(f.rule) == Action::Error).map(Finding::reject_code);
     let outcome = match (reject, rt.mode()) {
         (Some(code), Mode::Enforce) => Outcome::Rejected(code),
         (Some(code), _) => Outcome::ReportOnly(code),

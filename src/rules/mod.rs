@@ -220,11 +220,24 @@ pub struct Finding {
     pub problem: String,
     /// How to fix it, specific to this call when possible.
     pub fix: String,
+    /// The code to reject with when it is not the rule's usual one (the vendor answers
+    /// differently for the same mistake in another call).
+    pub code: Option<i64>,
 }
 
 impl Finding {
     pub fn new(rule: RuleId, arg: &'static str, problem: impl Into<String>, fix: impl Into<String>) -> Finding {
-        Finding { rule, arg, problem: problem.into(), fix: fix.into() }
+        Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None }
+    }
+
+    /// The same finding, rejected with `code` instead of the rule's code.
+    pub fn with_code(self, code: i64) -> Finding {
+        Finding { code: Some(code), ..self }
+    }
+
+    /// The code a rejection by this finding returns.
+    pub fn reject_code(&self) -> i64 {
+        self.code.unwrap_or_else(|| self.rule.info().reject_code())
     }
 }
 

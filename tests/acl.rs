@@ -1,0 +1,666 @@
+//! The ACL front end, through the doors users use: a C program (tests/c/acl_scenarios.c)
+//! built with the system compiler, run against the simulator with `LD_PRELOAD` of
+//! libregcheck.so, linked with `-lregcheck` ahead of the vendor library, and linked with
+//! libregcheck.a. Each case proves the code returned, whether the vendor saw the call, and
+//! the rule ID in the log.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use testkit::{Link, Outcome, Program, Run};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The bare program under `LD_PRELOAD=libregcheck.so`.
+    Preload,
+    /// Linked with `-lregcheck` ahead of `-lascendcl`.
+    Shared,
+    /// Linked with `libregcheck.a` ahead of `-lascendcl`.
+    Static,
+}
+
+const MODES: [Mode; 3] = [Mode::Preload, Mode::Shared, Mode::Static];
+const SRC: &str = "tests/c/acl_scenarios.c";
+
+fn exe(link: Link) -> PathBuf {
+    static EXES: OnceLock<[PathBuf; 3]> = OnceLock::new();
+    let exes = EXES.get_or_init(|| {
+        [Link::Bare, Link::RegcheckShared, Link::RegcheckStatic].map(|l| {
+            let p = Program::c("acl_scenarios", &[SRC]).link(l).libs(&["ascendcl"]);
+            if l == Link::Bare { p } else { p.define("REGCHECK_LINKED") }.build()
+        })
+    });
+    exes[match link {
+        Link::Bare => 0,
+        Link::RegcheckShared => 1,
+        Link::RegcheckStatic => 2,
+    }]
+    .clone()
+}
+
+fn run_in(mode: Mode, scenario: &str, env: &[(&str, &str)]) -> Outcome {
+    let mut r = match mode {
+        Mode::Preload => Run::new(exe(Link::Bare)).preload(testkit::regcheck().shared),
+        Mode::Shared => Run::new(exe(Link::RegcheckShared)),
+        Mode::Static => Run::new(exe(Link::RegcheckStatic)),
+    };
+    r = r.arg(scenario).current_dir(testkit::target_dir());
+    if scenario == "file_backed" {
+        r = r.arg(testkit::target_dir().join(format!("acl-file-backed-{mode:?}.bin")));
+    }
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    r.run()
+}
+
+fn bare(scenario: &str, env: &[(&str, &str)]) -> Outcome {
+    let mut r = Run::new(exe(Link::Bare)).arg(scenario);
+    if scenario == "file_backed" {
+        r = r.arg(testkit::target_dir().join("acl-file-backed-bare.bin"));
+    }
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    r.run()
+}
+
+/// `rc <label> <code>` lines, in order.
+fn codes(o: &Outcome) -> Vec<(String, i32)> {
+    o.stdout
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            (it.next()? == "rc").then_some(())?;
+            Some((it.next()?.to_string(), it.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+fn value(o: &Outcome, key: &str) -> Option<i64> {
+    o.stdout.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+struct Case<'a> {
+    scenario: &'a str,
+    env: &'a [(&'a str, &'a str)],
+    /// Expected `rc` lines under regcheck.
+    codes: &'a [(&'a str, i32)],
+    /// The rule ID that must be in stderr (`[ID]`), if any.
+    rule: Option<&'a str>,
+    /// The simulator call to count, and how many times it must have been received.
+    forwarded: (&'a str, usize),
+}
+
+impl Case<'_> {
+    fn check(&self) {
+        for mode in MODES {
+            let o = run_in(mode, self.scenario, self.env);
+            let ctx = || format!("scenario {} in mode {mode:?}\n{}", self.scenario, o.dump());
+            assert_eq!(o.code(), Some(0), "{}", ctx());
+            let want: Vec<(String, i32)> = self.codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+            assert_eq!(codes(&o), want, "{}", ctx());
+            if let Some(rule) = self.rule {
+                assert!(o.stderr.contains(&format!("[{rule}]")), "rule {rule} not logged: {}", ctx());
+            }
+            let (call, n) = self.forwarded;
+            assert_eq!(o.sim_calls(call), n, "{call} forwarded count: {}", ctx());
+            assert!(!o.stderr.contains("internal failure"), "{}", ctx());
+        }
+    }
+}
+
+const V2: &str = "aclrtHostRegisterV2";
+const OLD_KERNEL: &[(&str, &str)] = &[
+    ("REGCHECK_KERNEL_RELEASE", "5.10.0-60.18.0.50.oe2203.aarch64"),
+    ("ACLSIM_KERNEL_RELEASE", "5.10.0-60.18.0.50.oe2203.aarch64"),
+];
+
+#[test]
+fn good_calls_are_forwarded_unchanged_and_silent() {
+    for mode in MODES {
+        let o = run_in(mode, "good", &[]);
+        assert_eq!(o.code(), Some(0), "{}", o.dump());
+        let c = codes(&o);
+        assert!(c.iter().all(|(_, code)| *code == 0), "{mode:?}: {c:?}\n{}", o.dump());
+        assert_eq!(c.len(), 5);
+        assert_eq!(value(&o, "devptr_differs"), Some(1));
+        assert_eq!(value(&o, "live"), Some(0), "registry back to empty");
+        assert_eq!(o.sim_calls(V2), 1);
+        assert_eq!(o.sim_calls("aclrtHostRegister"), 1);
+        assert_eq!(o.sim_calls("aclrtHostUnregister"), 2);
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 1);
+        assert!(!o.stderr.contains("regcheck:"), "a correct program gets no message: {}", o.dump());
+    }
+    // Bare, the program behaves the same (the regcheck API is simply absent).
+    let o = bare("good", &[]);
+    assert_eq!(value(&o, "live"), Some(-1));
+    assert!(codes(&o).iter().all(|(_, c)| *c == 0));
+}
+
+#[test]
+fn null_pointer() {
+    Case {
+        scenario: "null",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-NULL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_devptr_null",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-NULL"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+}
+
+#[test]
+fn size_zero_and_overflow() {
+    Case {
+        scenario: "size_zero",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-SIZE-ZERO"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "overflow",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-RANGE-OVERFLOW"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn misaligned_pointer_is_rejected_before_the_driver_sees_it() {
+    // Bare: the driver's cryptic 507899.
+    let o = bare("align", &[]);
+    assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "{}", o.dump());
+    Case {
+        scenario: "align",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-ALIGN"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "align", &[]);
+    assert!(o.stderr.contains("posix_memalign"), "the message says how to fix it: {}", o.dump());
+    assert!(o.stderr.contains("aclrtHostRegisterV2(ptr=0x"), "names the call and arguments: {}", o.dump());
+}
+
+#[test]
+fn size_not_page_multiple_warns_and_forwards() {
+    Case {
+        scenario: "size_pages",
+        env: &[],
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: Some("ACL-HOSTREG-SIZE-PAGES"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    let o = run_in(Mode::Shared, "size_pages", &[]);
+    assert!(
+        o.stderr.contains("regcheck: warning: [ACL-HOSTREG-SIZE-PAGES]") && o.stderr.contains("8192"),
+        "{}",
+        o.dump()
+    );
+}
+
+#[test]
+fn flags() {
+    for scenario in ["flag_zero", "flag_unknown"] {
+        Case {
+            scenario,
+            env: &[],
+            codes: &[("register", 107000)],
+            rule: Some("ACL-HOSTREG-FLAG-INVALID"),
+            forwarded: (V2, 0),
+        }
+        .check();
+    }
+    Case {
+        scenario: "flag_reserved",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-RESERVED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_type_invalid",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-INVALID"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_type_reserved",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-RESERVED"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+}
+
+#[test]
+fn pinned_on_page_locked_memory() {
+    Case {
+        scenario: "pinned_locked",
+        env: &[],
+        codes: &[("register", 107000)],
+        rule: Some("ACL-HOSTREG-PINNED-LOCKED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn pinned_without_mapped_is_info() {
+    Case {
+        scenario: "pinned_only",
+        env: &[("REGCHECK_LOG", "info")],
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: Some("ACL-HOSTREG-PINNED-ONLY"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    // Not shown at the default level.
+    let o = run_in(Mode::Preload, "pinned_only", &[]);
+    assert!(!o.stderr.contains("PINNED-ONLY"), "{}", o.dump());
+}
+
+#[test]
+fn pageable_memory_on_an_old_kernel() {
+    // Bare: the documented "exception" (the simulator aborts the process).
+    let o = bare("pageable", OLD_KERNEL);
+    assert!(o.aborted(), "{}", o.dump());
+    Case {
+        scenario: "pageable",
+        env: OLD_KERNEL,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-PAGEABLE-OLD-KERNEL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // Page-locked memory is fine there: aclrtMallocHost, or mlocked.
+    Case {
+        scenario: "mallochost",
+        env: OLD_KERNEL,
+        codes: &[("register", 0), ("unregister", 0), ("freehost", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+    Case {
+        scenario: "mlocked",
+        env: OLD_KERNEL,
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+    // A newer kernel, or a raised threshold.
+    Case { scenario: "pageable", env: &[], codes: &[("register", 0)], rule: None, forwarded: (V2, 1) }.check();
+    let newer = &[("REGCHECK_KERNEL_RELEASE", "5.15.0"), ("REGCHECK_PAGEABLE_KERNEL_MAX", "5.19")];
+    Case {
+        scenario: "pageable",
+        env: newer,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-PAGEABLE-OLD-KERNEL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn what_backs_the_memory() {
+    Case {
+        scenario: "unmapped",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-UNMAPPED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "file_backed",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-FILE-BACKED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case { scenario: "memfd", env: &[], codes: &[("register", 0), ("unregister", 0)], rule: None, forwarded: (V2, 1) }
+        .check();
+    Case {
+        scenario: "stack",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-STACK"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "readonly",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-READONLY-MAPPING"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // Bare, the driver says only 507899 for these.
+    assert_eq!(codes(&bare("file_backed", &[])), vec![("register".to_string(), 507899)]);
+}
+
+#[test]
+fn overlap_is_per_device_and_byte_granular() {
+    Case {
+        scenario: "overlap",
+        env: &[],
+        codes: &[("register", 0), ("overlap", 507910), ("adjacent", 0), ("other_device", 0)],
+        rule: Some("ACL-HOSTREG-OVERLAP"),
+        forwarded: (V2, 3),
+    }
+    .check();
+}
+
+#[test]
+fn product_support() {
+    let inference = &[("REGCHECK_SOC_NAME", "Ascend310P3"), ("ACLSIM_SOC_NAME", "Ascend310P3")];
+    Case {
+        scenario: "pageable",
+        env: inference,
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // The SoC is asked of the vendor when not overridden; the bare Ascend910B is the training part.
+    let training = &[("ACLSIM_SOC_NAME", "Ascend910B")];
+    Case {
+        scenario: "pageable",
+        env: training,
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // 950DT: the sources conflict, so a warning naming the conflict, and the call goes through.
+    let dt = &[("ACLSIM_SOC_NAME", "Ascend950DT_9571")];
+    Case {
+        scenario: "pageable",
+        env: dt,
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "pageable", dt);
+    assert!(o.stderr.contains("warning") && o.stderr.contains("seed 000"), "{}", o.dump());
+    // Unknown SoC strings are allowed.
+    Case {
+        scenario: "pageable",
+        env: &[("ACLSIM_SOC_NAME", "Ascend999X")],
+        codes: &[("register", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn thread_without_context() {
+    Case {
+        scenario: "no_context",
+        env: &[],
+        codes: &[("register", 107002)],
+        rule: Some("ACL-HOSTREG-NO-CONTEXT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case { scenario: "borrowed_context", env: &[], codes: &[("register", 0)], rule: None, forwarded: (V2, 1) }.check();
+}
+
+#[test]
+fn memlock_limit_warns() {
+    Case {
+        scenario: "memlock",
+        env: &[],
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-MEMLOCK"),
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn large_registration_warns() {
+    Case {
+        scenario: "large",
+        env: &[("REGCHECK_LARGE_BYTES", "8K")],
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-LARGE"),
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn unregister_needs_the_exact_base() {
+    Case {
+        scenario: "unregister_interior",
+        env: &[],
+        codes: &[("register", 0), ("interior", 507911), ("unregister", 0), ("twice", 507911)],
+        rule: Some("ACL-HOSTUNREG-NOT-REGISTERED"),
+        forwarded: ("aclrtHostUnregister", 1),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "unregister_interior", &[]);
+    assert!(
+        o.stderr.contains("is inside the registration") && o.stderr.contains("pass the registered base pointer"),
+        "{}",
+        o.dump()
+    );
+}
+
+#[test]
+fn device_pointer() {
+    for mode in MODES {
+        let o = run_in(mode, "devptr", &[]);
+        assert_eq!(
+            codes(&o),
+            [
+                ("unregistered", 107000),
+                ("register_pinned_only", 0),
+                ("not_mapped", 107000),
+                ("null_out", 100000),
+                ("flag", 100000)
+            ]
+            .map(|(l, c)| (l.to_string(), c))
+            .to_vec(),
+            "{}",
+            o.dump()
+        );
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 0, "{}", o.dump());
+        for rule in ["ACL-DEVPTR-NOT-MAPPED", "ACL-DEVPTR-NULL", "ACL-DEVPTR-FLAG"] {
+            assert!(o.stderr.contains(&format!("[{rule}]")), "{rule}: {}", o.dump());
+        }
+        assert!(o.stderr.contains("flags PINNED"), "says which flags the registration has: {}", o.dump());
+    }
+}
+
+#[test]
+fn freeing_registered_memory_warns() {
+    Case {
+        scenario: "freehost_registered",
+        env: &[],
+        codes: &[("register", 0), ("freehost", 0)],
+        rule: Some("ACL-FREEHOST-REGISTERED"),
+        forwarded: ("aclrtFreeHost", 1),
+    }
+    .check();
+}
+
+#[test]
+fn or_ed_malloc_policies_are_forwarded() {
+    Case {
+        scenario: "malloc_policy",
+        env: &[],
+        codes: &[("malloc", 0), ("free", 0)],
+        rule: None,
+        forwarded: ("aclrtMalloc", 1),
+    }
+    .check();
+}
+
+#[test]
+fn report_mode_logs_and_forwards_everything() {
+    for mode in MODES {
+        let o = run_in(mode, "align", &[("REGCHECK_MODE", "report")]);
+        assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "the vendor's own answer: {}", o.dump());
+        assert_eq!(o.sim_calls(V2), 1);
+        assert!(o.stderr.contains("[ACL-HOSTREG-ALIGN]") && o.stderr.contains("report mode"), "{}", o.dump());
+    }
+}
+
+#[test]
+fn off_mode_is_pure_pass_through() {
+    for mode in MODES {
+        let o = run_in(mode, "align", &[("REGCHECK_MODE", "off")]);
+        assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "{}", o.dump());
+        assert_eq!(o.sim_calls(V2), 1);
+        assert!(!o.stderr.contains("regcheck:"), "{}", o.dump());
+    }
+}
+
+#[test]
+fn per_rule_overrides() {
+    // Lowered to a warning: logged, forwarded, the vendor answers.
+    let o = run_in(Mode::Preload, "align", &[("REGCHECK_RULES", "ACL-HOSTREG-ALIGN=warn")]);
+    assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "{}", o.dump());
+    assert!(o.stderr.contains("warning: [ACL-HOSTREG-ALIGN]"), "{}", o.dump());
+    // Off by prefix: silent.
+    let o = run_in(Mode::Shared, "align", &[("REGCHECK_RULES", "ACL-HOSTREG-*=off")]);
+    assert_eq!(o.sim_calls(V2), 1);
+    assert!(!o.stderr.contains("ACL-HOSTREG-ALIGN"), "{}", o.dump());
+    // Raised to an error: a warn rule now rejects, with the family's parameter code.
+    let o = run_in(Mode::Static, "size_pages", &[("REGCHECK_RULES", "ACL-HOSTREG-SIZE-PAGES=error")]);
+    assert_eq!(codes(&o)[0], ("register".to_string(), 100000), "{}", o.dump());
+    assert_eq!(o.sim_calls(V2), 0);
+    // A misspelt variable or value is reported, not ignored.
+    let o = run_in(Mode::Preload, "good", &[("REGCHECK_MOD", "report"), ("REGCHECK_RULES", "ACL-NOPE=warn")]);
+    assert!(o.stderr.contains("REGCHECK_MOD is not a regcheck variable (did you mean REGCHECK_MODE?)"), "{}", o.dump());
+    assert!(o.stderr.contains("matches no rule ID"), "{}", o.dump());
+}
+
+#[test]
+fn info_level_logs_settings_and_environment_once() {
+    let o = run_in(Mode::Preload, "good", &[("REGCHECK_LOG", "info")]);
+    assert_eq!(o.stderr.matches("regcheck 0.").count(), 1, "{}", o.dump());
+    assert!(o.stderr.contains("mode=enforce") && o.stderr.contains("page size"), "{}", o.dump());
+    assert!(o.stderr.contains("SoC \"Ascend910B1\""), "{}", o.dump());
+}
+
+#[test]
+fn log_file() {
+    let path = testkit::target_dir().join("acl-log-file.log");
+    let _ = std::fs::remove_file(&path);
+    let o = run_in(Mode::Preload, "align", &[("REGCHECK_LOG_FILE", path.to_str().unwrap())]);
+    assert!(!o.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", o.dump());
+    let log = std::fs::read_to_string(&path).unwrap();
+    assert!(log.contains("[ACL-HOSTREG-ALIGN]"), "{log}");
+}
+
+#[test]
+fn concurrent_registrations_keep_the_registry_exact() {
+    for mode in MODES {
+        let o = run_in(mode, "concurrent", &[]);
+        assert_eq!(value(&o, "failures"), Some(0), "{}", o.dump());
+        assert_eq!(value(&o, "live"), Some(0), "{}", o.dump());
+        assert_eq!(o.sim_calls(V2), 1600);
+    }
+}
+
+#[test]
+fn fork_child_has_usable_state_and_the_parents_registrations() {
+    for mode in MODES {
+        let o = run_in(mode, "fork", &[]);
+        let c = codes(&o);
+        let get = |l: &str| c.iter().find(|(k, _)| k == l).map(|(_, v)| *v);
+        assert_eq!(get("register"), Some(0), "{}", o.dump());
+        assert_eq!(get("child_overlap"), Some(507910), "{}", o.dump());
+        assert_eq!(get("child_register"), Some(0), "{}", o.dump());
+        assert_eq!(get("child_unregister"), Some(0), "{}", o.dump());
+        assert_eq!(value(&o, "child_live"), Some(1), "{}", o.dump());
+        assert_eq!(value(&o, "child_exit"), Some(0), "{}", o.dump());
+        assert_eq!(get("parent_unregister"), Some(0), "the parent's state is its own: {}", o.dump());
+        assert!(o.stderr.contains("[ACL-HOSTREG-OVERLAP]"), "{}", o.dump());
+    }
+}
+
+#[test]
+fn a_panic_inside_regcheck_forwards_the_call() {
+    // A panic while checking: the (bad) call reaches the vendor unchecked.
+    // A panic while recording: the (good) call's result is returned unchanged.
+    for (mode, at, scenario, code) in [
+        (Mode::Preload, "check", "align", 507899),
+        (Mode::Shared, "record", "pageable", 0),
+        (Mode::Static, "check", "align", 507899),
+        (Mode::Static, "record", "pageable", 0),
+    ] {
+        let o = run_in(mode, scenario, &[("REGCHECK_TEST_PANIC", at)]);
+        assert_eq!(o.code(), Some(0), "the process survives: {}", o.dump());
+        assert_eq!(codes(&o), vec![("register".to_string(), code)], "forwarded as is: {}", o.dump());
+        assert_eq!(o.sim_calls(V2), 1);
+        assert!(
+            o.stderr.contains("internal failure in regcheck") && o.stderr.contains("forced by REGCHECK_TEST_PANIC"),
+            "{}",
+            o.dump()
+        );
+    }
+}
+
+#[test]
+fn missing_vendor_returns_api_not_support() {
+    let exe = Program::c("acl_novendor", &["tests/c/acl_novendor.c"]).link(Link::RegcheckShared).libs(&[]).build();
+    let empty = testkit::target_dir().join("no-ascend-here");
+    let o = Run::new(exe)
+        .env("HOME", &empty)
+        .env("ASCEND_HOME_PATH", &empty)
+        .env_remove("ASCEND_INSTALL_PATH")
+        .env("REGCHECK_ACL_LIB", empty.join("libascendcl.so"))
+        .run();
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    assert!(o.stdout.contains("rc register 200001"), "{}", o.dump());
+    assert!(
+        o.stderr.contains("cannot find the vendor's aclrtHostRegisterV2") && o.stderr.contains("RTLD_NEXT"),
+        "{}",
+        o.dump()
+    );
+    assert_eq!(
+        o.stderr.matches("cannot find the vendor's aclrtHostRegisterV2").count(),
+        1,
+        "logged once: {}",
+        o.dump()
+    );
+}
+
+#[test]
+fn the_c_api() {
+    for link in [Link::RegcheckShared, Link::RegcheckStatic] {
+        let exe = Program::c("api_test", &["tests/c/api_test.c"]).link(link).libs(&["ascendcl"]).build();
+        let o = Run::new(exe).env("REGCHECK_HDK_VERSION", "25.3.rc1").run();
+        assert_eq!(o.code(), Some(0), "{}", o.dump());
+        assert!(o.stdout.contains("api ok"), "{}", o.dump());
+    }
+}

@@ -1,0 +1,304 @@
+/*
+ * ACL registration scenarios for regcheck's integration tests. Run as
+ *   acl_scenarios <scenario> [file]
+ * Each vendor call prints "rc <label> <code>" on stdout; the Rust test decides what the
+ * codes must be (bare, under LD_PRELOAD, linked with -lregcheck). Exit 0 unless the
+ * scenario itself could not be set up (exit 2) or a check inside it failed (exit 1).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acl/acl.h"
+
+#define PAGE 4096u
+
+static int rc(const char *label, int code) {
+    printf("rc %s %d\n", label, code);
+    fflush(stdout);
+    return code;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "acl_scenarios: setup failed: %s: %s\n", what, strerror(errno));
+    exit(2);
+}
+
+static void setup(void) {
+    if (aclInit(NULL) != 0) die("aclInit");
+    if (aclrtSetDevice(0) != 0) die("aclrtSetDevice");
+}
+
+static void *aligned(size_t size) {
+    void *p = NULL;
+    if (posix_memalign(&p, PAGE, size) != 0) die("posix_memalign");
+    memset(p, 0, size);
+    return p;
+}
+
+static void *map_anon(size_t size, int prot) {
+    void *p = mmap(NULL, size, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) die("mmap");
+    return p;
+}
+
+/* regcheck's own API: called directly when linked with regcheck (REGCHECK_LINKED), found at
+ * run time otherwise (present under LD_PRELOAD, absent in a bare run: -1). */
+#ifdef REGCHECK_LINKED
+#include "regcheck.h"
+static long regcheck_live(void) { return (long)regcheck_live_host_registrations(); }
+#else
+static long regcheck_live(void) {
+    size_t (*f)(void) = (size_t (*)(void))dlsym(RTLD_DEFAULT, "regcheck_live_host_registrations");
+    return f ? (long)f() : -1;
+}
+#endif
+
+static void drop_ipc_lock_capability(void) {
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) != 0) die("capget");
+    data[0].effective &= ~(1u << CAP_IPC_LOCK);
+    data[0].permitted &= ~(1u << CAP_IPC_LOCK);
+    if (syscall(SYS_capset, &hdr, data) != 0) die("capset");
+}
+
+struct worker {
+    int id;
+    int failures;
+};
+
+static void *register_many(void *arg) {
+    struct worker *w = arg;
+    if (aclrtSetDevice(0) != 0) {
+        w->failures++;
+        return NULL;
+    }
+    for (int i = 0; i < 200; i++) {
+        void *p = aligned(PAGE);
+        if (aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED) != 0) w->failures++;
+        void *dev = NULL;
+        if (aclrtHostGetDevicePointer(p, &dev, 0) != 0 || dev == NULL) w->failures++;
+        if (aclrtHostUnregister(p) != 0) w->failures++;
+        free(p);
+    }
+    return NULL;
+}
+
+static void *no_context_thread(void *arg) {
+    int *out = arg;
+    void *p = aligned(PAGE);
+    *out = aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED);
+    return NULL;
+}
+
+static void *borrowed_context_thread(void *arg) {
+    aclrtContext ctx = arg;
+    int code = aclrtSetCurrentContext(ctx);
+    if (code != 0) return (void *)(intptr_t)code;
+    void *p = aligned(PAGE);
+    code = aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED);
+    if (code == 0) code = aclrtHostUnregister(p);
+    return (void *)(intptr_t)code;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: acl_scenarios <scenario> [file]\n");
+        return 2;
+    }
+    const char *s = argv[1];
+    setup();
+
+    if (!strcmp(s, "good")) {
+        void *p = aligned(2 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED));
+        void *dev = NULL;
+        rc("devptr", aclrtHostGetDevicePointer((char *)p + 100, &dev, 0));
+        printf("devptr_differs %d\n", dev != NULL && dev != (char *)p + 100);
+        rc("unregister", aclrtHostUnregister(p));
+        void *q = aligned(PAGE), *qdev = NULL;
+        rc("register_v1", aclrtHostRegister(q, PAGE, ACL_HOST_REGISTER_MAPPED, &qdev));
+        rc("unregister_v1", aclrtHostUnregister(q));
+        printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "null")) {
+        rc("register", aclrtHostRegisterV2(NULL, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "v1_devptr_null")) {
+        rc("register", aclrtHostRegister(aligned(PAGE), PAGE, ACL_HOST_REGISTER_MAPPED, NULL));
+    } else if (!strcmp(s, "size_zero")) {
+        rc("register", aclrtHostRegisterV2(aligned(PAGE), 0, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "overflow")) {
+        rc("register", aclrtHostRegisterV2((void *)(UINTPTR_MAX - PAGE + 1), 2 * PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "align")) {
+        char *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "size_pages")) {
+        void *p = aligned(2 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 5000, ACL_HOST_REG_MAPPED));
+        rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "flag_zero")) {
+        rc("register", aclrtHostRegisterV2(aligned(PAGE), PAGE, 0));
+    } else if (!strcmp(s, "flag_unknown")) {
+        rc("register", aclrtHostRegisterV2(aligned(PAGE), PAGE, ACL_HOST_REG_MAPPED | 0x20));
+    } else if (!strcmp(s, "flag_reserved")) {
+        rc("register", aclrtHostRegisterV2(aligned(PAGE), PAGE, ACL_HOST_REG_MAPPED | ACL_HOST_REG_READONLY));
+    } else if (!strcmp(s, "v1_type_invalid")) {
+        void *dev = NULL;
+        rc("register", aclrtHostRegister(aligned(PAGE), PAGE, (aclrtHostRegisterType)3, &dev));
+    } else if (!strcmp(s, "v1_type_reserved")) {
+        void *dev = NULL;
+        rc("register", aclrtHostRegister(aligned(PAGE), PAGE, ACL_HOST_REGISTER_IOMEMORY, &dev));
+    } else if (!strcmp(s, "pinned_locked")) {
+        void *p = NULL;
+        if (aclrtMallocHost(&p, 4 * PAGE) != 0) die("aclrtMallocHost");
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED));
+    } else if (!strcmp(s, "pinned_only")) {
+        void *p = aligned(PAGE);
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_PINNED));
+        rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "pageable")) {
+        /* malloc-style memory; on a kernel <= 5.10 this is the documented "exception". */
+        void *p = aligned(PAGE);
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "mallochost")) {
+        void *p = NULL;
+        if (aclrtMallocHost(&p, 4 * PAGE) != 0) die("aclrtMallocHost");
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("unregister", aclrtHostUnregister(p));
+        rc("freehost", aclrtFreeHost(p));
+    } else if (!strcmp(s, "mlocked")) {
+        void *p = aligned(PAGE);
+        if (mlock(p, PAGE) != 0) die("mlock");
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "unmapped")) {
+        char *p = map_anon(3 * PAGE, PROT_READ | PROT_WRITE);
+        if (munmap(p + PAGE, PAGE) != 0) die("munmap");
+        rc("register", aclrtHostRegisterV2(p, 3 * PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "file_backed")) {
+        if (argc < 3) die("file_backed needs a file path");
+        int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || ftruncate(fd, 2 * PAGE) != 0) die("open/ftruncate");
+        void *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) die("mmap file");
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "memfd")) {
+        int fd = memfd_create("regcheck-test", 0);
+        if (fd < 0 || ftruncate(fd, 2 * PAGE) != 0) die("memfd_create");
+        void *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) die("mmap memfd");
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "stack")) {
+        char buf[4 * PAGE] __attribute__((aligned(4096)));
+        memset(buf, 1, sizeof buf);
+        rc("register", aclrtHostRegisterV2(buf, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "readonly")) {
+        void *p = map_anon(PAGE, PROT_READ);
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "overlap")) {
+        char *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("overlap", aclrtHostRegisterV2(p + PAGE, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("adjacent", aclrtHostRegisterV2(p + 2 * PAGE, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        if (aclrtSetDevice(1) != 0) die("aclrtSetDevice(1)");
+        rc("other_device", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "no_context")) {
+        pthread_t t;
+        int code = -1;
+        pthread_create(&t, NULL, no_context_thread, &code);
+        pthread_join(t, NULL);
+        rc("register", code);
+    } else if (!strcmp(s, "borrowed_context")) {
+        aclrtContext ctx = NULL;
+        if (aclrtGetCurrentContext(&ctx) != 0) die("aclrtGetCurrentContext");
+        pthread_t t;
+        void *code = NULL;
+        pthread_create(&t, NULL, borrowed_context_thread, ctx);
+        pthread_join(t, &code);
+        rc("register", (int)(intptr_t)code);
+    } else if (!strcmp(s, "memlock")) {
+        drop_ipc_lock_capability();
+        struct rlimit lim = {64 * 1024, 64 * 1024};
+        if (setrlimit(RLIMIT_MEMLOCK, &lim) != 0) die("setrlimit");
+        void *p = aligned(64 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 64 * PAGE, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED));
+    } else if (!strcmp(s, "large")) {
+        void *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "unregister_interior")) {
+        char *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("interior", aclrtHostUnregister(p + PAGE));
+        rc("unregister", aclrtHostUnregister(p));
+        rc("twice", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "devptr")) {
+        char *p = aligned(4 * PAGE);
+        void *dev = NULL;
+        rc("unregistered", aclrtHostGetDevicePointer(p, &dev, 0));
+        rc("register_pinned_only", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_PINNED));
+        rc("not_mapped", aclrtHostGetDevicePointer(p, &dev, 0));
+        rc("null_out", aclrtHostGetDevicePointer(p, NULL, 0));
+        rc("flag", aclrtHostGetDevicePointer(p, &dev, 1));
+    } else if (!strcmp(s, "freehost_registered")) {
+        void *p = NULL;
+        if (aclrtMallocHost(&p, 4 * PAGE) != 0) die("aclrtMallocHost");
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("freehost", aclrtFreeHost(p));
+    } else if (!strcmp(s, "malloc_policy")) {
+        void *d = NULL;
+        rc("malloc", aclrtMalloc(&d, 1 << 20, (aclrtMemMallocPolicy)(0x1000 | ACL_MEM_MALLOC_HUGE_ONLY)));
+        rc("free", aclrtFree(d));
+    } else if (!strcmp(s, "concurrent")) {
+        enum { N = 8 };
+        pthread_t t[N];
+        struct worker w[N];
+        for (int i = 0; i < N; i++) {
+            w[i].id = i;
+            w[i].failures = 0;
+            pthread_create(&t[i], NULL, register_many, &w[i]);
+        }
+        int failures = 0;
+        for (int i = 0; i < N; i++) {
+            pthread_join(t[i], NULL);
+            failures += w[i].failures;
+        }
+        printf("failures %d\n", failures);
+        printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "fork")) {
+        char *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) die("fork");
+        if (pid == 0) {
+            /* The child knows the parent's registration and can take new ones. */
+            rc("child_overlap", aclrtHostRegisterV2(p + PAGE, PAGE, ACL_HOST_REG_MAPPED));
+            rc("child_register", aclrtHostRegisterV2(p + 2 * PAGE, PAGE, ACL_HOST_REG_MAPPED));
+            rc("child_unregister", aclrtHostUnregister(p));
+            printf("child_live %ld\n", regcheck_live());
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        rc("parent_unregister", aclrtHostUnregister(p));
+    } else {
+        fprintf(stderr, "acl_scenarios: unknown scenario %s\n", s);
+        return 2;
+    }
+    return 0;
+}
