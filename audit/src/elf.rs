@@ -5,8 +5,8 @@
 //! locks, no call into libc: safe to use from `la_symbind64`.
 
 use crate::sys::{
-    Dyn, LinkMap, Sym, DT_GNU_HASH, DT_HASH, DT_NULL, DT_STRTAB, DT_SYMTAB, DT_VERSYM, SHN_UNDEF,
-    STB_GLOBAL, STB_WEAK, STT_FUNC, STV_DEFAULT, STV_PROTECTED, VERSYM_HIDDEN,
+    Dyn, LinkMap, Sym, DT_GNU_HASH, DT_HASH, DT_NULL, DT_STRTAB, DT_SYMTAB, DT_VERSYM, SHN_UNDEF, STB_GLOBAL, STB_WEAK,
+    STT_FUNC, STV_DEFAULT, STV_PROTECTED, VERSYM_HIDDEN,
 };
 use core::ffi::c_char;
 
@@ -44,9 +44,7 @@ pub unsafe fn c_name<'a>(name: *const c_char) -> &'a [u8] {
 
 /// GNU hash (`DT_GNU_HASH`) of a symbol name.
 pub fn gnu_hash(name: &[u8]) -> u32 {
-    name.iter().fold(5381u32, |h, &c| {
-        h.wrapping_mul(33).wrapping_add(u32::from(c))
-    })
+    name.iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
 }
 
 /// SysV hash (`DT_HASH`) of a symbol name.
@@ -84,10 +82,7 @@ impl DynSyms {
                 v
             }
         };
-        let mut out = DynSyms {
-            base,
-            ..DynSyms::default()
-        };
+        let mut out = DynSyms { base, ..DynSyms::default() };
         let mut d: *const Dyn = (*map).l_ld;
         for _ in 0..MAX_DYN {
             let e = *d;
@@ -158,9 +153,7 @@ impl DynSyms {
     /// As for [`DynSyms::lookup`].
     pub unsafe fn function(&self, name: &[u8]) -> Option<usize> {
         match self.lookup(name) {
-            Some(s) if s.kind() == STT_FUNC && s.st_value != 0 => {
-                Some(self.base.wrapping_add(s.st_value as usize))
-            }
+            Some(s) if s.kind() == STT_FUNC && s.st_value != 0 => Some(self.base.wrapping_add(s.st_value as usize)),
             _ => None,
         }
     }
@@ -289,10 +282,7 @@ mod tests {
         if syms.hash == 0 {
             return; // built with --hash-style=gnu only
         }
-        let sysv = DynSyms {
-            gnu_hash: 0,
-            ..syms
-        };
+        let sysv = DynSyms { gnu_hash: 0, ..syms };
         unsafe {
             assert_eq!(sysv.function(b"malloc"), syms.function(b"malloc"));
             assert_eq!(sysv.function(b"nonexistent_symbol_x"), None);

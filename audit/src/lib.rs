@@ -45,7 +45,8 @@ static T_GNU_HASH: AtomicUsize = AtomicUsize::new(0);
 static T_HASH: AtomicUsize = AtomicUsize::new(0);
 static T_VERSYM: AtomicUsize = AtomicUsize::new(0);
 
-const NOTICE_NO_TARGET: &[u8] = b"no libregcheck.so in the application's namespace; nothing redirected (set LD_PRELOAD=.../libregcheck.so)";
+const NOTICE_NO_TARGET: &[u8] =
+    b"no libregcheck.so in the application's namespace; nothing redirected (set LD_PRELOAD=.../libregcheck.so)";
 
 /// Runs an audit callback body; a panic (none is expected) never unwinds into ld.so.
 fn guard<T: Copy>(fallback: T, f: impl FnOnce() -> T) -> T {
@@ -104,9 +105,7 @@ pub unsafe extern "C" fn la_version(version: c_uint) -> c_uint {
         let v = unsafe { elf::c_name(sys::getenv(c"REGCHECK_AUDIT_LOG".as_ptr())) };
         LOG.store(!v.is_empty() && v != b"0", Ordering::Relaxed);
         if version < 1 {
-            log::Line::new()
-                .push(b"dynamic linker audit interface version 0 is not supported; module not used")
-                .emit();
+            log::Line::new().push(b"dynamic linker audit interface version 0 is not supported; module not used").emit();
             return 0;
         }
         version.min(sys::LAV_CURRENT)
@@ -127,11 +126,7 @@ unsafe fn objopen(map: *mut LinkMap, lmid: isize, cookie: *mut usize) -> c_uint 
         return 0;
     }
     let path = elf::c_name((*map).l_name);
-    let mut kind = if lmid == LM_ID_BASE {
-        names::classify(path)
-    } else {
-        Kind::Other
-    };
+    let mut kind = if lmid == LM_ID_BASE { names::classify(path) } else { Kind::Other };
     if lmid == LM_ID_BASE && kind == Kind::Other {
         if let Some(s) = DynSyms::from_link_map(map) {
             if s.lookup(names::REGCHECK_MARKER).is_some() {
@@ -144,29 +139,18 @@ unsafe fn objopen(map: *mut LinkMap, lmid: isize, cookie: *mut usize) -> c_uint 
             Some(s) => {
                 set_target(map, &s);
                 if LOG.load(Ordering::Relaxed) {
-                    log::Line::new()
-                        .push(b"redirection target ")
-                        .push(cookie_path(map as usize))
-                        .emit();
+                    log::Line::new().push(b"redirection target ").push(cookie_path(map as usize)).emit();
                 }
             }
             None => {
                 kind = Kind::Other;
-                log::Line::new()
-                    .push(b"ignoring ")
-                    .push(path)
-                    .push(b": no dynamic symbol table")
-                    .emit();
+                log::Line::new().push(b"ignoring ").push(path).push(b": no dynamic symbol table").emit();
             }
         }
     }
     if !cookie.is_null() {
         let m = map as usize;
-        *cookie = if m & names::KIND_MASK == 0 {
-            m | kind as usize
-        } else {
-            kind as usize
-        };
+        *cookie = if m & names::KIND_MASK == 0 { m | kind as usize } else { kind as usize };
     }
     match kind {
         // Regcheck's own look-ups of the vendor functions must reach the vendor.
@@ -188,9 +172,7 @@ pub unsafe extern "C" fn la_objclose(cookie: *mut usize) -> c_uint {
         }
         // SAFETY: ld.so passes the cookie it stored for the object.
         let c = unsafe { *cookie };
-        if Kind::from_bits(c) == Kind::Regcheck
-            && c & !names::KIND_MASK == TARGET_MAP.load(Ordering::Relaxed)
-        {
+        if Kind::from_bits(c) == Kind::Regcheck && c & !names::KIND_MASK == TARGET_MAP.load(Ordering::Relaxed) {
             TARGET_READY.store(false, Ordering::Release);
         }
         0
@@ -216,9 +198,7 @@ pub unsafe extern "C" fn la_symbind64(
         return 0;
     }
     let value = (*sym).st_value as usize;
-    guard(value, || unsafe {
-        symbind(&*sym, refcook, defcook, flags, symname)
-    })
+    guard(value, || unsafe { symbind(&*sym, refcook, defcook, flags, symname) })
 }
 
 unsafe fn symbind(
@@ -262,11 +242,8 @@ unsafe fn symbind(
         return value;
     }
     if LOG.load(Ordering::Relaxed) {
-        let how: &[u8] = if !flags.is_null() && *flags & LA_SYMB_DLSYM != 0 {
-            b" (dlsym) from "
-        } else {
-            b" (plt) from "
-        };
+        let how: &[u8] =
+            if !flags.is_null() && *flags & LA_SYMB_DLSYM != 0 { b" (dlsym) from " } else { b" (plt) from " };
         log::Line::new()
             .push(b"redirect ")
             .push(name)
@@ -275,9 +252,7 @@ unsafe fn symbind(
             .push(b": ")
             .push(names::basename(cookie_path(def)))
             .push(b" -> ")
-            .push(names::basename(cookie_path(
-                TARGET_MAP.load(Ordering::Relaxed),
-            )))
+            .push(names::basename(cookie_path(TARGET_MAP.load(Ordering::Relaxed))))
             .emit();
     }
     addr

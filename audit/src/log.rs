@@ -13,11 +13,7 @@ pub struct Line {
 
 impl Line {
     pub fn new() -> Line {
-        let mut l = Line {
-            buf: [0; CAP],
-            len: 0,
-            cut: false,
-        };
+        let mut l = Line { buf: [0; CAP], len: 0, cut: false };
         l.push(b"regcheck-audit: ");
         l
     }

@@ -85,10 +85,7 @@ mod tests {
 
     #[test]
     fn vendor_libraries_and_groups() {
-        assert_eq!(
-            classify(b"/usr/local/Ascend/lib64/libascendcl.so"),
-            Kind::Acl
-        );
+        assert_eq!(classify(b"/usr/local/Ascend/lib64/libascendcl.so"), Kind::Acl);
         assert_eq!(classify(b"libacl_rt.so"), Kind::Acl);
         assert_eq!(classify(b"/x/libacl_rt.so.8"), Kind::Acl);
         assert_eq!(classify(b"/x/libacl_rt_impl.so"), Kind::Acl);

@@ -1,0 +1,275 @@
+//! `LD_AUDIT=libregcheck_audit.so`: callers that look the vendor functions up themselves
+//! (`dlopen` + `dlsym`, Python `ctypes`) get the same checks as linked callers (issue 5).
+//!
+//! Each program prints `key=value` lines (see `tests/c/audit_dlsym.c`,
+//! `tests/py/audit_ctypes.py`): where each looked-up function lives, then each call's code.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use testkit::{Link, Outcome, Program, Run};
+
+const ACL_ERROR_INVALID_PARAM: i64 = 100_000;
+const NOTICE: &str = "regcheck-audit: no libregcheck.so in the application's namespace; nothing redirected";
+const BAD_RULES: [&str; 3] = ["ACL-HOSTREG-NULL", "ACL-HOSTREG-ALIGN", "ACL-HOSTREG-SIZE-ZERO"];
+
+fn src(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// `<target>/release/libregcheck_audit.so`, built by `testkit::regcheck()` with regcheck.
+fn audit_lib() -> PathBuf {
+    let lib = testkit::regcheck().lib_dir.join("libregcheck_audit.so");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    lib
+}
+
+fn dlsym_program() -> PathBuf {
+    Program::c("audit_dlsym", &[src("tests/c/audit_dlsym.c")]).link(Link::Bare).libs(&[]).flag("-ldl").build()
+}
+
+fn mixed_program() -> PathBuf {
+    Program::c("audit_mixed", &[src("tests/c/audit_mixed.c")])
+        .link(Link::Bare)
+        .libs(&[testkit::libs::ASCENDCL])
+        .flag("-ldl")
+        .build()
+}
+
+/// How a program is run: with or without each of the two variables.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// `LD_AUDIT` + `LD_PRELOAD`: the documented set-up.
+    Both,
+    /// `LD_PRELOAD` only: calls through `dlsym` bypass regcheck.
+    PreloadOnly,
+    /// `LD_AUDIT` only: nothing to redirect to.
+    AuditOnly,
+}
+
+fn run(exe: impl AsRef<Path>, args: &[&str], mode: Mode, extra_env: &[(&str, &str)]) -> Outcome {
+    let rc = testkit::regcheck();
+    let mut r = Run::new(exe.as_ref());
+    for a in args {
+        r = r.arg(a);
+    }
+    r = r.env("LD_LIBRARY_PATH", testkit::sim_lib_dir());
+    if mode != Mode::PreloadOnly {
+        r = r.env("LD_AUDIT", audit_lib());
+    }
+    if mode != Mode::AuditOnly {
+        r = r.preload(&rc.shared);
+    }
+    for (k, v) in extra_env {
+        r = r.env(k, v);
+    }
+    r.run()
+}
+
+fn python(script: &str, args: &[&str], mode: Mode, extra_env: &[(&str, &str)]) -> Outcome {
+    let mut all = vec![src(script).to_string_lossy().into_owned()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    run(python3(), &all, mode, extra_env)
+}
+
+/// The real interpreter (not a version manager's shell shim, which would run several
+/// processes under the variables).
+fn python3() -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 is needed for the ctypes tests");
+    assert!(out.status.success());
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+fn values(out: &Outcome) -> HashMap<String, String> {
+    let stdout = out.stdout.clone();
+    stdout.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn stderr(out: &Outcome) -> String {
+    out.stderr.clone()
+}
+
+fn code(v: &HashMap<String, String>, key: &str, out: &Outcome) -> i64 {
+    v.get(key).unwrap_or_else(|| panic!("no `{key}=` in the output\n{}", describe(out))).parse().unwrap()
+}
+
+fn describe(out: &Outcome) -> String {
+    format!("status: {:?}\n--- stdout\n{}--- stderr\n{}", out.status, out.stdout, out.stderr)
+}
+
+fn assert_ok(out: &Outcome) {
+    assert!(out.status.success(), "program failed\n{}", describe(out));
+}
+
+/// Under both variables: bad calls rejected by regcheck with the rule's code and ID, never
+/// reaching the simulator; the good call reaches it once; aclrtGetDevice is not redirected.
+fn assert_checked(out: &Outcome, vendor_lib: &str) {
+    assert_ok(out);
+    let v = values(out);
+    let err = stderr(out);
+    assert_eq!(v["where.aclrtHostRegisterV2"], "libregcheck.so", "{}", describe(out));
+    assert_eq!(v["where.aclrtHostUnregister"], "libregcheck.so", "{}", describe(out));
+    assert_eq!(v["where.aclrtGetDevice"], vendor_lib, "not interposed, so not redirected");
+    assert_eq!(code(&v, "get_device", out), 0);
+    assert_eq!(code(&v, "bad.null", out), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(code(&v, "bad.align", out), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(code(&v, "bad.size0", out), ACL_ERROR_INVALID_PARAM);
+    for rule in BAD_RULES {
+        assert!(err.contains(rule), "no {rule} in stderr\n{}", describe(out));
+    }
+    assert_eq!(code(&v, "good.register", out), 0, "{}", describe(out));
+    assert_eq!(code(&v, "good.unregister", out), 0, "{}", describe(out));
+    assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 1, "only the good call is forwarded\n{}", describe(out));
+    assert_eq!(out.sim_calls("aclrtHostUnregister"), 1, "{}", describe(out));
+    assert!(!err.contains(NOTICE));
+}
+
+/// Without `LD_AUDIT`: every call reaches the simulator unchecked (the bypass the module
+/// exists for), with the vendor's own codes.
+fn assert_bypassed(out: &Outcome, vendor_lib: &str) {
+    assert_ok(out);
+    let v = values(out);
+    let err = stderr(out);
+    assert_eq!(v["where.aclrtHostRegisterV2"], vendor_lib, "{}", describe(out));
+    assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 4, "{}", describe(out));
+    assert_eq!(code(&v, "bad.null", out), ACL_ERROR_INVALID_PARAM, "the vendor's own check");
+    assert_eq!(code(&v, "good.register", out), 0);
+    for rule in BAD_RULES {
+        assert!(!err.contains(rule), "{rule} without regcheck in the path?\n{}", describe(out));
+    }
+}
+
+#[test]
+fn dlsym_calls_are_checked_under_ld_audit() {
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::Both, &[]);
+    assert_checked(&out, "libascendcl.so");
+}
+
+#[test]
+fn dlsym_calls_bypass_ld_preload_alone() {
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::PreloadOnly, &[]);
+    assert_bypassed(&out, "libascendcl.so");
+}
+
+#[test]
+fn ctypes_calls_are_checked_under_ld_audit() {
+    let out = python("tests/py/audit_ctypes.py", &["libascendcl.so"], Mode::Both, &[]);
+    assert_checked(&out, "libascendcl.so");
+}
+
+#[test]
+fn ctypes_calls_bypass_ld_preload_alone() {
+    let out = python("tests/py/audit_ctypes.py", &["libascendcl.so"], Mode::PreloadOnly, &[]);
+    assert_bypassed(&out, "libascendcl.so");
+}
+
+#[test]
+fn ctypes_on_the_current_library_name_is_checked() {
+    let out = python("tests/py/audit_ctypes.py", &["libacl_rt.so"], Mode::Both, &[]);
+    assert_checked(&out, "libacl_rt.so");
+}
+
+#[test]
+fn both_vendor_names_loaded_share_one_registry() {
+    // Registered through libascendcl.so's handle, released through libacl_rt.so's.
+    let out = run(dlsym_program(), &["libascendcl.so", "libacl_rt.so"], Mode::Both, &[]);
+    assert_checked(&out, "libascendcl.so");
+    let v = values(&out);
+    assert_eq!(v["where.aclrtHostUnregister"], "libregcheck.so");
+}
+
+#[test]
+fn linked_and_dlsym_calls_share_one_registry() {
+    for lib in ["libascendcl.so", "libacl_rt.so"] {
+        let out = run(mixed_program(), &[lib], Mode::Both, &[]);
+        assert_ok(&out);
+        let v = values(&out);
+        assert_eq!(code(&v, "linked.register", &out), 0, "{}", describe(&out));
+        assert_eq!(code(&v, "dlsym.unregister", &out), 0, "{}", describe(&out));
+        assert_ne!(code(&v, "dlsym.unregister_again", &out), 0, "{}", describe(&out));
+        assert_eq!(code(&v, "dlsym.register", &out), 0, "{}", describe(&out));
+        assert_eq!(code(&v, "linked.unregister", &out), 0, "{}", describe(&out));
+        assert_ne!(code(&v, "linked.unregister_again", &out), 0, "{}", describe(&out));
+        let err = stderr(&out);
+        assert!(
+            err.matches("ACL-HOSTUNREG-NOT-REGISTERED").count() >= 2,
+            "each second unregister is caught by regcheck\n{}",
+            describe(&out)
+        );
+        assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 2, "{}", describe(&out));
+        assert_eq!(out.sim_calls("aclrtHostUnregister"), 2, "{}", describe(&out));
+    }
+}
+
+#[test]
+fn without_regcheck_the_module_says_so_once_and_changes_nothing() {
+    let out = run(dlsym_program(), &["libascendcl.so", "libacl_rt.so"], Mode::AuditOnly, &[]);
+    assert_ok(&out);
+    assert_eq!(stderr(&out).matches(NOTICE).count(), 1, "{}", describe(&out));
+    let v = values(&out);
+    assert_eq!(v["where.aclrtHostRegisterV2"], "libascendcl.so");
+    assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 4);
+
+    let out = python("tests/py/audit_ctypes.py", &["libascendcl.so"], Mode::AuditOnly, &[]);
+    assert_ok(&out);
+    assert_eq!(stderr(&out).matches(NOTICE).count(), 1, "{}", describe(&out));
+    assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 4);
+}
+
+#[test]
+fn a_program_that_never_loads_the_vendor_is_left_alone() {
+    let exe = Program::c("audit_novendor", &[src("tests/c/audit_novendor.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag("-ldl")
+        .build();
+    for mode in [Mode::Both, Mode::AuditOnly] {
+        let out = run(&exe, &[], mode, &[("REGCHECK_AUDIT_LOG", "1")]);
+        assert_ok(&out);
+        assert_eq!(values(&out)["cos0"], "1");
+        let err = stderr(&out);
+        assert!(!err.contains("regcheck-audit: redirect "), "{}", describe(&out));
+        assert!(!err.contains(NOTICE), "{}", describe(&out));
+    }
+}
+
+#[test]
+fn log_variable_reports_each_redirection() {
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::Both, &[("REGCHECK_AUDIT_LOG", "1")]);
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(err.contains("regcheck-audit: redirection target "), "{}", describe(&out));
+    assert!(
+        err.contains("regcheck-audit: redirect aclrtHostRegisterV2 (dlsym) from (main program): libascendcl.so -> libregcheck.so"),
+        "{}",
+        describe(&out)
+    );
+    assert!(!err.contains("redirect aclrtGetDevice"), "{}", describe(&out));
+    assert!(!err.contains("redirect aclInit"), "{}", describe(&out));
+
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::Both, &[]);
+    assert!(!stderr(&out).contains("regcheck-audit:"), "silent by default\n{}", describe(&out));
+}
+
+#[test]
+fn module_exports_only_the_audit_interface() {
+    let out = std::process::Command::new("nm")
+        .args(["-D", "--defined-only", "--format=posix"])
+        .arg(audit_lib())
+        .output()
+        .expect("nm");
+    assert!(out.status.success());
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    for want in ["la_version", "la_objopen", "la_objclose", "la_symbind64"] {
+        assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
+    }
+    for n in &names {
+        assert!(n.starts_with("la_"), "unexpected export {n}");
+    }
+}
