@@ -46,8 +46,10 @@ struct Registration {
 };
 
 struct Allocation {
-    size_t mapped_len;
-    uint32_t policy;
+    size_t len;          // usable bytes from the returned pointer (the key)
+    uint32_t policy;     // aclrtMalloc policy as passed
+    uintptr_t map_base;  // the mmap behind it
+    size_t map_len;
 };
 
 struct State {
@@ -235,6 +237,22 @@ size_t host_page_size() {
     return p > 0 ? static_cast<size_t>(p) : 4096;
 }
 
+size_t env_size(const char *name, size_t dflt) {
+    const char *e = getenv(name);
+    if (e == nullptr || *e == '\0') return dflt;
+    char *end = nullptr;
+    unsigned long long v = strtoull(e, &end, 0);
+    if (end == nullptr || *end != '\0') return dflt;
+    return static_cast<size_t>(v);
+}
+
+// Offset of aclrtMallocHost's returned pointer into its page-aligned mapping: the vendor only
+// guarantees 64-byte alignment. A multiple of 64 below the page size, else 0.
+size_t malloc_host_offset() {
+    size_t off = env_size("ACLSIM_MALLOC_HOST_OFFSET", 0);
+    return (off % 64 == 0 && off < host_page_size()) ? off : 0;
+}
+
 std::string kernel_release() {
     const char *e = getenv("ACLSIM_KERNEL_RELEASE");
     if (e != nullptr && *e != '\0') return e;
@@ -414,7 +432,7 @@ bool in_malloc_host_locked(uintptr_t base, uint64_t size) {
     auto it = m.upper_bound(base);
     if (it == m.begin()) return false;
     --it;
-    return base - it->first < it->second.mapped_len && size <= it->second.mapped_len - (base - it->first);
+    return base - it->first < it->second.len && size <= it->second.len - (base - it->first);
 }
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -777,23 +795,28 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
     if (hostPtr == nullptr || size == 0) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost", hostPtr ? "size is 0" : "hostPtr is NULL");
     } else {
-        size_t len = round_up(size, host_page_size());
-        void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        size_t off = malloc_host_offset();
+        size_t len = round_up(size + off, host_page_size());
+        void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
             rc = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost", fmt("mmap of %zu bytes failed", len));
         } else {
-            if (mlock(p, len) != 0) {
+            // Real page-locked memory, except above ACLSIM_MLOCK_MAX (tests reserving huge
+            // ranges must not fault them all in); the simulator counts it page-locked anyway.
+            size_t mlock_max = env_size("ACLSIM_MLOCK_MAX", size_t(256) << 20);
+            if (len <= mlock_max && mlock(p, len) != 0) {
                 static std::atomic<bool> warned{false};
                 if (!warned.exchange(true))
                     write_stderr(fmt("aclsim: warning: mlock of aclrtMallocHost memory failed (%s); the memory "
                                      "is kept but not page-locked\n",
                                      strerror(errno)));
             }
+            uintptr_t user = reinterpret_cast<uintptr_t>(p) + off;
             {
                 std::lock_guard<std::mutex> g(g_mu);
-                st().host_allocs[reinterpret_cast<uintptr_t>(p)] = Allocation{len, 0};
+                st().host_allocs[user] = Allocation{len - off, 0, reinterpret_cast<uintptr_t>(p), len};
             }
-            *hostPtr = p;
+            *hostPtr = reinterpret_cast<void *>(user);
         }
     }
     trace("aclrtMallocHost", fmt("%p, %zu", static_cast<void *>(hostPtr), size), rc);
@@ -806,19 +829,19 @@ aclError aclrtFreeHost(void *hostPtr) {
     if (hostPtr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost", "hostPtr is NULL");
     } else {
-        size_t len = 0;
+        Allocation a{0, 0, 0, 0};
         {
             std::lock_guard<std::mutex> g(g_mu);
             auto it = st().host_allocs.find(reinterpret_cast<uintptr_t>(hostPtr));
             if (it != st().host_allocs.end()) {
-                len = it->second.mapped_len;
+                a = it->second;
                 st().host_allocs.erase(it);
             }
         }
-        if (len == 0)
+        if (a.map_len == 0)
             rc = fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtFreeHost", "not a pointer returned by aclrtMallocHost");
         else
-            munmap(hostPtr, len);
+            munmap(reinterpret_cast<void *>(a.map_base), a.map_len);
     }
     trace("aclrtFreeHost", fmt("%p", hostPtr), rc);
     return rc;
@@ -837,7 +860,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
             rc = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc", fmt("cannot allocate %zu bytes", size));
         } else {
             std::lock_guard<std::mutex> g(g_mu);
-            st().dev_allocs[reinterpret_cast<uintptr_t>(p)] = Allocation{len, pol};
+            st().dev_allocs[reinterpret_cast<uintptr_t>(p)] = Allocation{len, pol, reinterpret_cast<uintptr_t>(p), len};
             *devPtr = p;
         }
     }
@@ -856,7 +879,7 @@ aclError aclrtFree(void *devPtr) {
             std::lock_guard<std::mutex> g(g_mu);
             auto it = st().dev_allocs.find(reinterpret_cast<uintptr_t>(devPtr));
             if (it != st().dev_allocs.end()) {
-                len = it->second.mapped_len;
+                len = it->second.map_len;
                 st().dev_allocs.erase(it);
             }
         }

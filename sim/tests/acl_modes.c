@@ -2,8 +2,9 @@
  *   soc CODE           V2/V1/unregister/device-pointer on a page return CODE (product support)
  *   socname            prints the SoC name or "NULL"
  *   version            prints "<versionStr> <versionNum>" of "CANN" and of "driver"
- *   register KIND      registers one page of KIND memory (malloc, mallochost, mlock, pinned,
- *                      offset4k) with MAPPED; prints "rc=<code>" (may abort: kernel <= 5.10)
+ *   register KIND      registers one page of KIND memory (malloc, mallochost, mallochost_big,
+ *                      mlock, pinned, offset4k) with MAPPED; prints "rc=<code>" (may abort:
+ *                      kernel <= 5.10)
  *   count              prints the simulator's call count of aclrtSetDevice after 3 calls
  *   threads            concurrent registrations from 8 threads keep the registry exact
  *   fork               a child inherits the registrations; fork while another thread is
@@ -101,6 +102,9 @@ int main(int argc, char **argv) {
             if (posix_memalign(&p, page, page) != 0) return 4;
         } else if (strcmp(kind, "mallochost") == 0) {
             if (aclrtMallocHost(&p, page) != ACL_SUCCESS) return 4;
+        } else if (strcmp(kind, "mallochost_big") == 0) {
+            /* 8 GiB: above ACLSIM_MLOCK_MAX, so reserved, not faulted in */
+            if (aclrtMallocHost(&p, (size_t)8 << 30) != ACL_SUCCESS) return 4;
         } else if (strcmp(kind, "mlock") == 0) {
             p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (mlock(p, page) != 0) {

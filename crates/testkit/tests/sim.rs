@@ -176,6 +176,25 @@ fn host_page_size_is_settable() {
 }
 
 #[test]
+fn malloc_host_offset_and_big_allocations() {
+    let exe = acl_modes();
+    // the vendor guarantees only 64-byte alignment: the driver then rejects the pointer
+    Run::new(&exe)
+        .args(["register", "mallochost"])
+        .env("ACLSIM_MALLOC_HOST_OFFSET", "64")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("rc=507899\n");
+    // a huge aclrtMallocHost is reserved, not locked, and still counts as page-locked
+    Run::new(&exe)
+        .args(["register", "mallochost_big"])
+        .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
+        .run()
+        .assert_success()
+        .assert_stdout_contains("rc=0\n");
+}
+
+#[test]
 fn both_library_names_share_one_state() {
     for (libs, name) in [(["ascendcl"], "two_libs_ascendcl"), (["acl_rt"], "two_libs_acl_rt")] {
         let exe = Program::c(name, &["sim/tests/two_libs.c"]).libs(&libs).flag("-ldl").build();
