@@ -34,7 +34,8 @@ pub fn format_finding(call: &str, args: &str, f: &Finding, outcome: Outcome) -> 
         Outcome::Forwarded => "forwarded".to_string(),
         Outcome::DryRun => "dry run".to_string(),
     };
-    format!("[{}] {call}({args}): `{}` {}. Fix: {}. ({what})", f.rule.name(), f.arg, f.problem, f.fix)
+    let subject = if f.arg.starts_with('(') { String::new() } else { format!("`{}`: ", f.arg) };
+    format!("[{}] {call}({args}): {subject}{}. Fix: {}. ({what})", f.rule.name(), f.problem, f.fix)
 }
 
 static COUNTS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
@@ -133,7 +134,7 @@ mod tests {
         let m = format_finding("aclrtHostRegisterV2", "ptr=0x1010, size=4096, flag=0x2", &f, Outcome::Rejected(100000));
         assert_eq!(
             m,
-            "[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(ptr=0x1010, size=4096, flag=0x2): `ptr` 0x1010 is not aligned. \
+            "[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(ptr=0x1010, size=4096, flag=0x2): `ptr`: 0x1010 is not aligned. \
              Fix: use posix_memalign. (rejected with 100000 (ACL_ERROR_INVALID_PARAM); the vendor was not called)"
         );
         let m = format_finding("c", "", &f, Outcome::ReportOnly(100000));
