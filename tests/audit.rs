@@ -96,6 +96,11 @@ fn code(v: &HashMap<String, String>, key: &str, out: &Outcome) -> i64 {
     v.get(key).unwrap_or_else(|| panic!("no `{key}=` in the output\n{}", describe(out))).parse().unwrap()
 }
 
+/// `libregcheck.so`, or its SONAME when the program was linked with `-lregcheck`.
+fn is_regcheck(file: &str) -> bool {
+    file.starts_with("libregcheck.so")
+}
+
 fn describe(out: &Outcome) -> String {
     format!("status: {:?}\n--- stdout\n{}--- stderr\n{}", out.status, out.stdout, out.stderr)
 }
@@ -110,8 +115,8 @@ fn assert_checked(out: &Outcome, vendor_lib: &str) {
     assert_ok(out);
     let v = values(out);
     let err = stderr(out);
-    assert_eq!(v["where.aclrtHostRegisterV2"], "libregcheck.so", "{}", describe(out));
-    assert_eq!(v["where.aclrtHostUnregister"], "libregcheck.so", "{}", describe(out));
+    assert!(is_regcheck(&v["where.aclrtHostRegisterV2"]), "{}", describe(out));
+    assert!(is_regcheck(&v["where.aclrtHostUnregister"]), "{}", describe(out));
     assert_eq!(v["where.aclrtGetDevice"], vendor_lib, "not interposed, so not redirected");
     assert_eq!(code(&v, "get_device", out), 0);
     assert_eq!(code(&v, "bad.null", out), ACL_ERROR_INVALID_PARAM);
@@ -272,4 +277,68 @@ fn module_exports_only_the_audit_interface() {
     for n in &names {
         assert!(n.starts_with("la_"), "unexpected export {n}");
     }
+}
+
+/// The plugin (a shared library linked against the vendor) and its driver.
+fn deepbind_programs() -> (PathBuf, String) {
+    let plugin = Program::c("libaudit_plugin.so", &[src("tests/c/audit_plugin.c")])
+        .link(Link::Bare)
+        .libs(&[testkit::libs::ASCENDCL])
+        .flag("-shared")
+        .flag("-fPIC")
+        .build();
+    let exe = Program::c("audit_deepbind", &[src("tests/c/audit_deepbind.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag("-ldl")
+        .build();
+    (exe, plugin.to_string_lossy().into_owned())
+}
+
+#[test]
+fn plt_bindings_that_skip_the_global_scope_are_redirected_lazy_and_bind_now() {
+    let (exe, plugin) = deepbind_programs();
+
+    // RTLD_DEEPBIND: the plugin's PLT binds to the vendor library ahead of LD_PRELOAD.
+    let out = run(&exe, &[&plugin, "lazy"], Mode::PreloadOnly, &[]);
+    assert_ok(&out);
+    assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 3, "{}", describe(&out));
+    assert!(!out.stderr.contains("ACL-HOSTREG-NULL"), "{}", describe(&out));
+
+    for bind in ["lazy", "now"] {
+        let out = run(&exe, &[&plugin, bind], Mode::Both, &[("REGCHECK_AUDIT_LOG", "1")]);
+        assert_ok(&out);
+        let v = values(&out);
+        assert_eq!(code(&v, "init", &out), 0, "{}", describe(&out));
+        assert_eq!(code(&v, "bad.null", &out), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(code(&v, "bad.size0", &out), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(code(&v, "good.register", &out), 0, "{}", describe(&out));
+        assert_eq!(code(&v, "good.unregister", &out), 0, "{}", describe(&out));
+        assert_ne!(code(&v, "bad.unregister_again", &out), 0);
+        for rule in ["ACL-HOSTREG-NULL", "ACL-HOSTREG-SIZE-ZERO", "ACL-HOSTUNREG-NOT-REGISTERED"] {
+            assert!(out.stderr.contains(rule), "{bind}: no {rule}\n{}", describe(&out));
+        }
+        assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 1, "{bind}\n{}", describe(&out));
+        assert_eq!(out.sim_calls("aclrtHostUnregister"), 1, "{bind}\n{}", describe(&out));
+        assert!(
+            out.stderr.contains(
+                "regcheck-audit: redirect aclrtHostRegisterV2 (plt) from libaudit_plugin.so: libascendcl.so -> libregcheck.so"
+            ),
+            "{bind}\n{}",
+            describe(&out)
+        );
+        // aclInit is not interposed: the plugin keeps the vendor's.
+        assert!(!out.stderr.contains("redirect aclInit"), "{}", describe(&out));
+    }
+}
+
+#[test]
+fn regcheck_linked_into_the_program_is_found_without_ld_preload() {
+    let exe = Program::c("audit_dlsym_linked", &[src("tests/c/audit_dlsym.c")])
+        .link(Link::RegcheckShared)
+        .libs(&[])
+        .flag("-ldl")
+        .build();
+    let out = run(exe, &["libascendcl.so"], Mode::AuditOnly, &[]);
+    assert_checked(&out, "libascendcl.so");
 }
