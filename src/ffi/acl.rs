@@ -1,7 +1,11 @@
 //! The ACL runtime's host-memory functions, exported under the vendor's names and exact
 //! prototypes (vendor-facts §2). Each is one call into [`crate::frontend::acl`].
 //! Kept out of `regcheck.h`: applications take these declarations from `acl/acl_rt.h`.
+//!
+//! Safety: each function has the vendor's contract (the CANN API reference). regcheck never
+//! dereferences the caller's buffers; it reads out-pointers only after the vendor succeeded.
 #![allow(non_snake_case)]
+#![allow(clippy::missing_safety_doc)]
 
 use std::ffi::c_void;
 

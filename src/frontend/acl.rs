@@ -178,7 +178,10 @@ fn record_register(a: RegArgs, device: i32, ret: i32) {
 }
 
 /// `aclrtHostRegisterV2(ptr, size, flag)`.
-pub fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
     run(
         "aclrtHostRegisterV2",
         |rt| check_register(rt, RegArgs { call: RegCall::V2 { flag }, ptr: ptr as usize, size }),
@@ -188,7 +191,10 @@ pub fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
 }
 
 /// `aclrtHostRegister(ptr, size, type, devPtr)`.
-pub fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut *mut c_void) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut *mut c_void) -> i32 {
     run(
         "aclrtHostRegister",
         |rt| {
@@ -201,7 +207,10 @@ pub fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut *mut c_
 }
 
 /// `aclrtHostUnregister(ptr)`.
-pub fn host_unregister(ptr: *mut c_void) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
     run(
         "aclrtHostUnregister",
         |rt| {
@@ -227,7 +236,10 @@ pub fn host_unregister(ptr: *mut c_void) -> i32 {
 }
 
 /// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: O(log n), no system call.
-pub fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
     run(
         "aclrtHostGetDevicePointer",
         |rt| {
@@ -251,7 +263,10 @@ pub fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, 
 }
 
 /// `aclrtMallocHost(hostPtr, size)`: forwarded; the allocation is recorded (page-locked).
-pub fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
     run(
         "aclrtMallocHost",
         |_| Ok(()),
@@ -269,7 +284,10 @@ pub fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
 }
 
 /// `aclrtFreeHost(hostPtr)`: warns when registrations inside it are still live.
-pub fn free_host(host_ptr: *mut c_void) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
     run(
         "aclrtFreeHost",
         |rt| {
@@ -295,7 +313,10 @@ pub fn free_host(host_ptr: *mut c_void) -> i32 {
 
 /// `aclrtMalloc(devPtr, size, policy)`: forwarded whatever the policy (HIXL ORs flags into
 /// it); the allocation and its policy are recorded for the HIXL rules.
-pub fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32 {
     run(
         "aclrtMalloc",
         |_| Ok(()),
@@ -313,7 +334,10 @@ pub fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32 {
 }
 
 /// `aclrtFree(devPtr)`.
-pub fn free(dev_ptr: *mut c_void) -> i32 {
+///
+/// # Safety
+/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+pub unsafe fn free(dev_ptr: *mut c_void) -> i32 {
     run(
         "aclrtFree",
         |_| Ok(()),
