@@ -200,7 +200,7 @@ pub struct Regcheck {
     pub shared: PathBuf,
     /// `<target>/release/libregcheck.a` (staticlib).
     pub static_lib: PathBuf,
-    /// `<target>/release/regcheck-audit`: the audit tool (its expected path, even when the
+    /// `<target>/release/libregcheck_audit.so`: the LD_AUDIT module (its expected path, even when the
     /// `regcheck-audit` package does not exist yet).
     pub audit: PathBuf,
 }
@@ -250,7 +250,7 @@ fn build_regcheck() -> Result<Regcheck, String> {
     Ok(Regcheck {
         shared: lib_dir.join("libregcheck.so"),
         static_lib: lib_dir.join("libregcheck.a"),
-        audit: lib_dir.join("regcheck-audit"),
+        audit: lib_dir.join("libregcheck_audit.so"),
         lib_dir,
     })
 }
