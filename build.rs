@@ -7,6 +7,7 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     generate_header(&root);
     link_args(&root);
+    compile_bridge();
 }
 
 fn generate_header(root: &std::path::Path) {
@@ -29,3 +30,23 @@ fn generate_header(root: &std::path::Path) {
 
 /// Link arguments of the cdylib (owned by the packaging work: SONAME and export list).
 fn link_args(_root: &std::path::Path) {}
+
+/// The HIXL options bridge (`src/ffi/hixl_bridge.cpp`): walks `Initialize`'s
+/// `std::map<AscendString, AscendString>` with the vendor's accessors passed as pointers.
+/// Built without exceptions or RTTI and without linking libstdc++ (it references no library
+/// symbol), so `libregcheck.a` still links into plain C programs.
+fn compile_bridge() {
+    println!("cargo:rerun-if-changed=src/ffi/hixl_bridge.cpp");
+    cc::Build::new()
+        .cpp(true)
+        .cpp_link_stdlib(None)
+        .file("src/ffi/hixl_bridge.cpp")
+        .flag_if_supported("-std=c++17")
+        .flag("-fno-exceptions")
+        .flag("-fno-rtti")
+        .flag("-fvisibility=hidden")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .compile("regcheck_hixl_bridge");
+}

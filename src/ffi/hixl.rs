@@ -1,1 +1,224 @@
-//! The `hixl::Hixl` members (Itanium-mangled names) and the `HixlCS*` C API.
+//! The `hixl::Hixl` members (Itanium-mangled names, vendor-facts §7) and the `HixlCS*` C API
+//! (vendor-facts §9), exported under the vendor's names. Each is one call into
+//! [`crate::frontend::hixl`]. Kept out of `regcheck.h`: applications take these
+//! declarations from `hixl/hixl.h` and `cs/hixl_cs.h`.
+//!
+//! A non-virtual member function is called with `this` as its first argument; references
+//! are pointers; `MemType`/`TransferOp` are 32-bit; `Status` is `uint32_t`. The members use
+//! the `"C-unwind"` ABI so that a C++ exception thrown by the vendor (`std::bad_alloc`)
+//! reaches the application exactly as it would without regcheck. Members not exported here
+//! (`GetAsyncConnectStatus`, `GetTransferStatus`, `SendNotify`, ...) go straight to the vendor.
+//!
+//! # Safety
+//!
+//! These functions are called by C++ code under the vendor's contract: `this` is a live
+//! `hixl::Hixl`, references are valid, handles came from the vendor. regcheck reads only what
+//! that contract makes valid (and tolerates NULL where a caller might pass it).
+#![allow(non_snake_case)]
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::{c_char, c_void};
+
+use crate::frontend;
+use crate::frontend::hixl::{CommMem, CsConfig, CsSide, LinkCall, MemDesc, Structor};
+
+/// `hixl::Hixl::Hixl()` (complete object).
+#[export_name = "_ZN4hixl4HixlC1Ev"]
+pub unsafe extern "C-unwind" fn hixl_ctor_c1(this: *mut c_void) {
+    frontend::hixl::construct(this, Structor::Complete)
+}
+
+/// `hixl::Hixl::Hixl()` (base object).
+#[export_name = "_ZN4hixl4HixlC2Ev"]
+pub unsafe extern "C-unwind" fn hixl_ctor_c2(this: *mut c_void) {
+    frontend::hixl::construct(this, Structor::Base)
+}
+
+/// `hixl::Hixl::~Hixl()` (complete object).
+#[export_name = "_ZN4hixl4HixlD1Ev"]
+pub unsafe extern "C-unwind" fn hixl_dtor_d1(this: *mut c_void) {
+    frontend::hixl::destruct(this, Structor::Complete)
+}
+
+/// `hixl::Hixl::~Hixl()` (base object).
+#[export_name = "_ZN4hixl4HixlD2Ev"]
+pub unsafe extern "C-unwind" fn hixl_dtor_d2(this: *mut c_void) {
+    frontend::hixl::destruct(this, Structor::Base)
+}
+
+/// `Status Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options)`.
+#[export_name = "_ZN4hixl4Hixl10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE"]
+pub unsafe extern "C-unwind" fn hixl_initialize(
+    this: *mut c_void,
+    local_engine: *const c_void,
+    options: *const c_void,
+) -> u32 {
+    frontend::hixl::initialize(this, local_engine, options)
+}
+
+/// `void Finalize()`.
+#[export_name = "_ZN4hixl4Hixl8FinalizeEv"]
+pub unsafe extern "C-unwind" fn hixl_finalize(this: *mut c_void) {
+    frontend::hixl::finalize(this)
+}
+
+/// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
+#[export_name = "_ZN4hixl4Hixl11RegisterMemERKNS_7MemDescENS_7MemTypeERPv"]
+pub unsafe extern "C-unwind" fn hixl_register_mem(
+    this: *mut c_void,
+    mem: *const MemDesc,
+    ty: u32,
+    mem_handle: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::register_mem(this, mem, ty, mem_handle)
+}
+
+/// `Status DeregisterMem(MemHandle mem_handle)`.
+#[export_name = "_ZN4hixl4Hixl13DeregisterMemEPv"]
+pub unsafe extern "C-unwind" fn hixl_deregister_mem(this: *mut c_void, mem_handle: *mut c_void) -> u32 {
+    frontend::hixl::deregister_mem(this, mem_handle)
+}
+
+/// `Status Connect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
+#[export_name = "_ZN4hixl4Hixl7ConnectERKN2ge12AscendStringEi"]
+pub unsafe extern "C-unwind" fn hixl_connect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
+    frontend::hixl::link(this, LinkCall::Connect, remote, timeout)
+}
+
+/// `Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
+#[export_name = "_ZN4hixl4Hixl12ConnectAsyncERKN2ge12AscendStringEi"]
+pub unsafe extern "C-unwind" fn hixl_connect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
+    frontend::hixl::link(this, LinkCall::ConnectAsync, remote, timeout)
+}
+
+/// `Status Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
+#[export_name = "_ZN4hixl4Hixl10DisconnectERKN2ge12AscendStringEi"]
+pub unsafe extern "C-unwind" fn hixl_disconnect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
+    frontend::hixl::link(this, LinkCall::Disconnect, remote, timeout)
+}
+
+/// `Status DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
+#[export_name = "_ZN4hixl4Hixl15DisconnectAsyncERKN2ge12AscendStringEi"]
+pub unsafe extern "C-unwind" fn hixl_disconnect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
+    frontend::hixl::link(this, LinkCall::DisconnectAsync, remote, timeout)
+}
+
+/// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
+/// const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis)`.
+#[export_name = "_ZN4hixl4Hixl12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi"]
+pub unsafe extern "C-unwind" fn hixl_transfer_sync(
+    this: *mut c_void,
+    remote: *const c_void,
+    operation: u32,
+    op_descs: *const c_void,
+    timeout: i32,
+) -> u32 {
+    frontend::hixl::transfer_sync(this, remote, operation, op_descs, timeout)
+}
+
+/// `Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
+/// const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args, TransferReq &req)`.
+#[export_name = "_ZN4hixl4Hixl13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv"]
+pub unsafe extern "C-unwind" fn hixl_transfer_async(
+    this: *mut c_void,
+    remote: *const c_void,
+    operation: u32,
+    op_descs: *const c_void,
+    optional_args: *const c_void,
+    req: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::transfer_async(this, remote, operation, op_descs, optional_args, req)
+}
+
+/// `HixlStatus HixlCSServerCreate(const HixlServerDesc *, const HixlServerConfig *, HixlServerHandle *)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSServerCreate(
+    desc: *const c_void,
+    config: *const CsConfig,
+    handle: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::cs_create(CsSide::Server, desc, config, handle)
+}
+
+/// `HixlStatus HixlCSServerRegMem(HixlServerHandle, const char *mem_tag, const CommMem *, MemHandle *)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSServerRegMem(
+    server: *mut c_void,
+    mem_tag: *const c_char,
+    mem: *const CommMem,
+    mem_handle: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::cs_reg_mem(CsSide::Server, server, mem_tag, mem, mem_handle)
+}
+
+/// `HixlStatus HixlCSServerUnregMem(HixlServerHandle, MemHandle)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSServerUnregMem(server: *mut c_void, mem_handle: *mut c_void) -> u32 {
+    frontend::hixl::cs_unreg_mem(CsSide::Server, server, mem_handle)
+}
+
+/// `HixlStatus HixlCSServerDestroy(HixlServerHandle)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSServerDestroy(server: *mut c_void) -> u32 {
+    frontend::hixl::cs_destroy(CsSide::Server, server)
+}
+
+/// `HixlStatus HixlCSClientCreate(const HixlClientDesc *, const HixlClientConfig *, HixlClientHandle *)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSClientCreate(
+    desc: *const c_void,
+    config: *const CsConfig,
+    handle: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::cs_create(CsSide::Client, desc, config, handle)
+}
+
+/// `HixlStatus HixlCSClientConnect(HixlClientHandle, uint32_t timeout_ms)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSClientConnect(client: *mut c_void, timeout_ms: u32) -> u32 {
+    frontend::hixl::cs_client_connect(client, timeout_ms)
+}
+
+/// `HixlStatus HixlCSClientRegMem(HixlClientHandle, const char *mem_tag, const CommMem *, MemHandle *)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSClientRegMem(
+    client: *mut c_void,
+    mem_tag: *const c_char,
+    mem: *const CommMem,
+    mem_handle: *mut *mut c_void,
+) -> u32 {
+    frontend::hixl::cs_reg_mem(CsSide::Client, client, mem_tag, mem, mem_handle)
+}
+
+/// `HixlStatus HixlCSClientUnregMem(HixlClientHandle, MemHandle)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSClientUnregMem(client: *mut c_void, mem_handle: *mut c_void) -> u32 {
+    frontend::hixl::cs_unreg_mem(CsSide::Client, client, mem_handle)
+}
+
+/// `HixlStatus HixlCSClientDestroy(HixlClientHandle)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn HixlCSClientDestroy(client: *mut c_void) -> u32 {
+    frontend::hixl::cs_destroy(CsSide::Client, client)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The shared test in `ffi/mod.rs` looks at `extern "C" fn`; these exports use
+    /// `"C-unwind"`, so the same check is made here: each body is one call into the front
+    /// end (whose `run` catches panics), and every member of the brief is exported.
+    #[test]
+    fn every_export_calls_the_front_end() {
+        let text = include_str!("hixl.rs");
+        let parts: Vec<&str> = text.split(concat!("extern \"C-unwind\"", " fn ")).collect();
+        let mut checked = 0;
+        for body in parts.iter().skip(1) {
+            let name = body.split('(').next().unwrap_or("?");
+            let start = body.find('{').expect("a body");
+            let first = &body[start..start + body[start..].find('}').unwrap_or(body.len() - start)];
+            assert!(first.contains("frontend::hixl::"), "{name} does not call the front end first");
+            checked += 1;
+        }
+        assert_eq!(checked, 23, "C1 C2 D1 D2, 10 members, 9 HixlCS functions");
+    }
+}
