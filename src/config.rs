@@ -315,6 +315,14 @@ mod tests {
     }
 
     #[test]
+    fn readme_documents_every_variable() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        for (name, _) in VARIABLES {
+            assert!(readme.contains(&format!("| `{name}` |")), "README.md does not document {name}");
+        }
+    }
+
+    #[test]
     fn bytes() {
         assert_eq!(parse_bytes("4096"), Some(4096));
         assert_eq!(parse_bytes("64GiB"), Some(64 << 30));
