@@ -28,8 +28,61 @@ fn generate_header(root: &std::path::Path) {
     }
 }
 
-/// Link arguments of the cdylib (owned by the packaging work: SONAME and export list).
-fn link_args(_root: &std::path::Path) {}
+/// Link arguments of the cdylib (owned by the packaging work, see docs/packaging.md): the
+/// SONAME (`libregcheck.so.0.<minor>` before 1.0, `libregcheck.so.<major>` from 1.0 on) and
+/// the export list `link/regcheck.map`. Only the cdylib gets them; the staticlib and the rlib
+/// are untouched.
+///
+/// rustc already passes an anonymous version script of its own (its `#[no_mangle]` items,
+/// everything else local). GNU ld refuses a second one ("anonymous version tag cannot be
+/// combined with other version tags"); LLD merges them. So the cdylib is linked with LLD: the
+/// toolchain's own `rust-lld` (what rustc uses by default on x86_64 Linux since 1.90, and what
+/// it ships for other hosts), else an `ld.lld` on PATH. Without either, the export list falls
+/// back to rustc's own (Rust-defined exports only) with a warning.
+fn link_args(root: &std::path::Path) {
+    println!("cargo:rerun-if-changed=link/regcheck.map");
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+        return;
+    }
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
+    let minor = std::env::var("CARGO_PKG_VERSION_MINOR").unwrap();
+    let soversion = if major == "0" { format!("0.{minor}") } else { major };
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libregcheck.so.{soversion}");
+
+    let map = root.join("link").join("regcheck.map");
+    match lld_link_args() {
+        Some(args) => {
+            for arg in args {
+                println!("cargo:rustc-cdylib-link-arg={arg}");
+            }
+            println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+        }
+        None => println!(
+            "cargo:warning=no LLD found (neither rust-lld in the toolchain nor ld.lld on PATH): \
+             libregcheck.so exports rustc's own list only, without link/regcheck.map"
+        ),
+    }
+}
+
+/// The compiler-driver arguments that make the cdylib link with LLD, if LLD is available.
+fn lld_link_args() -> Option<Vec<String>> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let host = std::env::var("HOST").ok()?;
+    let sysroot = std::process::Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string());
+    if let Some(sysroot) = sysroot {
+        let gcc_ld = PathBuf::from(sysroot).join("lib/rustlib").join(host).join("bin/gcc-ld");
+        if gcc_ld.join("ld.lld").exists() {
+            return Some(vec![format!("-B{}", gcc_ld.display()), "-fuse-ld=lld".into()]);
+        }
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).any(|dir| dir.join("ld.lld").exists()).then(|| vec!["-fuse-ld=lld".into()])
+}
 
 /// The HIXL options bridge (`src/ffi/hixl_bridge.cpp`): walks `Initialize`'s
 /// `std::map<AscendString, AscendString>` with the vendor's accessors passed as pointers.

@@ -1,5 +1,108 @@
-//! Project tasks: `cargo xtask <task>`.
+//! Project tasks, run as `cargo xtask <task>` (an alias in `.cargo/config.toml`).
+//!
+//! * `demo`: the README's main job (build, then run examples-c's demo bare and under regcheck);
+//! * `install` / `uninstall`: the drop-in packaging of issue 4 (docs/packaging.md);
+//! * `test`: the README's test command (`cargo test --workspace` once the tools are there).
+
+mod artifacts;
+mod demo;
+mod install;
+mod templates;
+mod testcmd;
+mod util;
+
+use std::path::PathBuf;
+
+use util::Result;
+
+const USAGE: &str = "\
+usage: cargo xtask <task> [options]
+
+tasks:
+  demo                     build regcheck (release) and the simulator, then run the demo in
+                           examples-c twice: bare, as on an old kernel (the vendor's codes and
+                           the simulated crash), and under LD_PRELOAD=libregcheck.so
+  install --prefix DIR     build (release) and install into DIR: libregcheck.so (with SONAME
+                           links), libregcheck.a, regcheck.h, the CMake package, the pkg-config
+                           files, the simulator's libraries and headers, a manifest
+  uninstall --prefix DIR   remove what `install` put into DIR (from its manifest)
+  test [ARGS...]           check for the tools the tests use (cc, c++, cmake, pkg-config), then
+                           run `cargo test --workspace ARGS...`
+  help                     print this text
+";
+
 fn main() {
-    eprintln!("usage: cargo xtask <demo|install|test>");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run(args: &[String]) -> Result<i32> {
+    let Some((task, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return Ok(2);
+    };
+    match task.as_str() {
+        "demo" => {
+            no_more_args(task, rest)?;
+            demo::run()
+        }
+        "install" => {
+            install::install(&prefix_arg(task, rest)?)?;
+            Ok(0)
+        }
+        "uninstall" => {
+            install::uninstall(&prefix_arg(task, rest)?)?;
+            Ok(0)
+        }
+        "test" => testcmd::run(rest),
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            Ok(0)
+        }
+        other => {
+            eprint!("xtask: unknown task `{other}`\n\n{USAGE}");
+            Ok(2)
+        }
+    }
+}
+
+fn no_more_args(task: &str, rest: &[String]) -> Result<()> {
+    match rest.first() {
+        None => Ok(()),
+        Some(arg) => Err(format!("`{task}` takes no argument (got `{arg}`); see `cargo xtask help`")),
+    }
+}
+
+/// `--prefix DIR` or `--prefix=DIR` (the only option), made absolute against the current
+/// directory.
+fn prefix_arg(task: &str, rest: &[String]) -> Result<PathBuf> {
+    let mut prefix = None;
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        let value = if arg == "--prefix" {
+            it.next().ok_or_else(|| "--prefix needs a directory".to_string())?.clone()
+        } else if let Some(v) = arg.strip_prefix("--prefix=") {
+            v.to_string()
+        } else {
+            return Err(format!("unknown option `{arg}` for `{task}`; usage: cargo xtask {task} --prefix DIR"));
+        };
+        if value.is_empty() {
+            return Err("--prefix needs a directory".into());
+        }
+        prefix = Some(PathBuf::from(value));
+    }
+    let prefix = prefix.ok_or_else(|| format!("usage: cargo xtask {task} --prefix DIR"))?;
+    if prefix.is_absolute() {
+        Ok(prefix)
+    } else {
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+        Ok(cwd.join(prefix))
+    }
 }
