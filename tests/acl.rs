@@ -664,3 +664,20 @@ fn the_c_api() {
         assert!(o.stdout.contains("api ok"), "{}", o.dump());
     }
 }
+
+#[test]
+fn end_of_run_summary() {
+    let o = run_in(Mode::Preload, "align", &[("REGCHECK_SUMMARY", "1")]);
+    assert!(o.stderr.contains("regcheck: summary: findings per rule:"), "{}", o.dump());
+    assert!(
+        o.stderr.lines().any(|l| l.trim_start().starts_with("ACL-HOSTREG-ALIGN") && l.trim_end().ends_with(" 1")),
+        "{}",
+        o.dump()
+    );
+    let o = run_in(Mode::Shared, "fork", &[("REGCHECK_SUMMARY", "1")]);
+    assert!(
+        o.stderr.contains("host registration(s) never unregistered"),
+        "the child's leftover is reported: {}",
+        o.dump()
+    );
+}

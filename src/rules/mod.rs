@@ -403,7 +403,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         family: Family::Acl,
         default: Action::Error,
         code: Some(207000),
-        calls: "aclrtHostRegisterV2, aclrtHostRegister, aclrtHostGetDevicePointer, aclrtHostUnregister",
+        calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the SoC's product family does not support host registration (Atlas 200I/500 A2, inference, training series)",
         fix: "run on Atlas A2, Atlas A3 or Ascend 950PR/950DT; on other products copy through device memory (aclrtMemcpy)",
         source: "seed 000 (Applicable Products); CANN API reference; field failure A10",
