@@ -674,10 +674,6 @@ fn end_of_run_summary() {
         "{}",
         o.dump()
     );
-    let o = run_in(Mode::Shared, "fork", &[("REGCHECK_SUMMARY", "1")]);
-    assert!(
-        o.stderr.contains("host registration(s) never unregistered"),
-        "the child's leftover is reported: {}",
-        o.dump()
-    );
+    let o = run_in(Mode::Shared, "freehost_registered", &[("REGCHECK_SUMMARY", "1")]);
+    assert!(o.stderr.contains("1 host registration(s) never unregistered"), "leaks are reported: {}", o.dump());
 }
