@@ -96,6 +96,15 @@ impl RegApi {
         }
     }
 
+    /// The object a registration is made on, as an argument name and a noun.
+    fn target(self) -> (&'static str, &'static str) {
+        match self {
+            RegApi::Hixl => ("this", "instance"),
+            RegApi::CsServer => ("server_handle", "server"),
+            RegApi::CsClient => ("client_handle", "client"),
+        }
+    }
+
     fn dereg_call(self) -> &'static str {
         match self {
             RegApi::Hixl => "DeregisterMem",
@@ -880,9 +889,10 @@ pub fn check_register(a: &RegArgs, f: &RegFacts) -> Checks {
     match &f.links {
         Some(l) if new_reg && l.any() => c.findings.push(Finding::new(
             RuleId::HixlRegAfterConnect,
-            "this",
+            a.api.target().0,
             format!(
-                "the instance already has {}: links made before this registration cannot see [0x{start:x}, 0x{end:x}) (the peer fails later with \"Can't find remoteBuffer by key\")",
+                "the {} already has {}: links made before this registration cannot see [0x{start:x}, 0x{end:x}) (the peer fails later with \"Can't find remoteBuffer by key\")",
+                a.api.target().1,
                 l.describe()
             ),
             "register all local memory before Connect (and the peer's before it connects); or Disconnect, register, and Connect again",

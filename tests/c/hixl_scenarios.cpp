@@ -1,0 +1,402 @@
+// HIXL scenarios for tests/hixl.rs: `hixl_scenarios <scenario>` makes the calls of one
+// scenario against the simulator (optionally under regcheck) and prints one line per call:
+// `rc <label> <code>`, plus `value <key> <n>` lines for facts the test checks. Exit 0 unless
+// the scenario itself could not be set up.
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "cs/hixl_cs.h"
+#include "hixl/hixl.h"
+
+using hixl::Hixl;
+using hixl::MemDesc;
+using hixl::MemHandle;
+using hixl::TransferOpDesc;
+
+namespace {
+
+const char *kA = "127.0.0.1:26000";
+const char *kB = "127.0.0.1:26001";
+const size_t kPage = 4096;
+const uint64_t kGiB = 1ULL << 30;
+
+void rc(const char *label, uint32_t code) { printf("rc %s %u\n", label, code); }
+void value(const char *key, long long v) { printf("value %s %lld\n", key, v); }
+
+[[noreturn]] void die(const char *what) {
+  fprintf(stderr, "hixl_scenarios: %s\n", what);
+  exit(3);
+}
+
+using Options = std::map<hixl::AscendString, hixl::AscendString>;
+
+Options Transports(const char *protocol_desc) {
+  Options o;
+  if (protocol_desc != nullptr) {
+    std::string json = std::string("{\"comm_resource_config.protocol_desc\": ") + protocol_desc + "}";
+    o[hixl::OPTION_GLOBAL_RESOURCE_CONFIG] = hixl::AscendString(json.c_str());
+  }
+  return o;
+}
+
+void Init(Hixl &h, const char *name, const Options &o = Options()) {
+  if (h.Initialize(name, o) != hixl::SUCCESS) die("Initialize");
+}
+
+uint32_t Reg(Hixl &h, uintptr_t addr, uint64_t len, int type, MemHandle *out = nullptr) {
+  MemDesc mem{};
+  mem.addr = addr;
+  mem.len = static_cast<size_t>(len);
+  MemHandle handle = nullptr;
+  uint32_t code = h.RegisterMem(mem, static_cast<hixl::MemType>(type), handle);
+  if (out != nullptr) *out = handle;
+  return code;
+}
+
+uintptr_t MallocHost(size_t n) {
+  void *p = nullptr;
+  if (aclrtMallocHost(&p, n) != 0) die("aclrtMallocHost");
+  return reinterpret_cast<uintptr_t>(p);
+}
+
+uintptr_t MallocDev(size_t n, aclrtMemMallocPolicy policy) {
+  void *p = nullptr;
+  if (aclrtMalloc(&p, n, policy) != 0) die("aclrtMalloc");
+  return reinterpret_cast<uintptr_t>(p);
+}
+
+uintptr_t Heap(size_t n) {
+  void *p = nullptr;
+  if (posix_memalign(&p, kPage, n) != 0) die("posix_memalign");
+  return reinterpret_cast<uintptr_t>(p);
+}
+
+// Address space only: nothing is touched, nothing is committed.
+uintptr_t Reserve(uint64_t n) {
+  void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) die("mmap MAP_NORESERVE");
+  return reinterpret_cast<uintptr_t>(p);
+}
+
+std::vector<TransferOpDesc> Ops(uintptr_t local, uintptr_t remote, size_t len) { return {{local, remote, len}}; }
+
+struct ThreadArg {
+  Hixl *h;
+  uintptr_t addr;
+  aclrtContext ctx;  // set on the thread when not NULL
+  int device;        // aclrtSetDevice on the thread when >= 0
+  uint32_t reg;
+  uint32_t dereg;
+};
+
+void *RegisterOnThread(void *p) {
+  ThreadArg *t = static_cast<ThreadArg *>(p);
+  if (t->ctx != nullptr && aclrtSetCurrentContext(t->ctx) != 0) die("aclrtSetCurrentContext");
+  if (t->device >= 0 && aclrtSetDevice(t->device) != 0) die("aclrtSetDevice");
+  MemHandle h = nullptr;
+  t->reg = Reg(*t->h, t->addr, kPage, hixl::MEM_HOST, &h);
+  t->dereg = t->reg == 0 ? t->h->DeregisterMem(h) : 0;
+  return nullptr;
+}
+
+void RunThread(ThreadArg &arg) {
+  pthread_t th;
+  if (pthread_create(&th, nullptr, RegisterOnThread, &arg) != 0) die("pthread_create");
+  pthread_join(th, nullptr);
+}
+
+int Run(const std::string &s) {
+  Hixl a, b;
+  if (s == "good") {
+    Init(a, kA, Transports("[\"roce:device\", \"hccs:device\"]"));
+    Init(b, kB, Transports("[\"roce:device\", \"hccs:device\"]"));
+    uintptr_t src = MallocHost(64 * kPage), dst = MallocHost(64 * kPage);
+    uintptr_t dev = MallocDev(64 * kPage, ACL_MEM_MALLOC_HUGE_ONLY);
+    for (size_t i = 0; i < 64 * kPage; i++) reinterpret_cast<uint8_t *>(src)[i] = static_cast<uint8_t>(i * 13 + 1);
+    MemHandle hs, hd, hv, again;
+    rc("register_src", Reg(a, src, 64 * kPage, hixl::MEM_HOST, &hs));
+    rc("register_dst", Reg(a, dst, 64 * kPage, hixl::MEM_HOST, &hd));
+    rc("register_dev", Reg(b, dev, 64 * kPage, hixl::MEM_DEVICE, &hv));
+    rc("register_identical", Reg(a, src, 64 * kPage, hixl::MEM_HOST, &again));
+    value("same_handle", again == hs);
+    rc("connect", a.Connect(kB, 1000));
+    rc("write", a.TransferSync(kB, hixl::WRITE, Ops(src, dev, 64 * kPage), 1000));
+    rc("read", a.TransferSync(kB, hixl::READ, Ops(dst + kPage, dev + kPage, 8 * kPage), 1000));
+    hixl::TransferArgs args;
+    hixl::TransferReq req = nullptr;
+    rc("read_async", a.TransferAsync(kB, hixl::READ, Ops(dst, dev, kPage), args, req));
+    hixl::TransferStatus st;
+    rc("status", a.GetTransferStatus(req, st));
+    value("same_bytes", memcmp(reinterpret_cast<void *>(src), reinterpret_cast<void *>(dst), 9 * kPage) == 0);
+    rc("disconnect", a.Disconnect(kB, 1000));
+    rc("dereg_src", a.DeregisterMem(hs));
+    rc("dereg_dst", a.DeregisterMem(hd));
+    rc("dereg_dev", b.DeregisterMem(hv));
+    a.Finalize();
+    b.Finalize();
+  } else if (s == "not_initialized") {
+    uintptr_t p = MallocHost(kPage);
+    rc("register", Reg(a, p, kPage, hixl::MEM_HOST));
+    rc("connect", a.Connect(kB, 1000));
+    rc("deregister", a.DeregisterMem(reinterpret_cast<MemHandle>(0x1234)));
+    Init(a, kA);
+    a.Finalize();
+    rc("register_after_finalize", Reg(a, p, kPage, hixl::MEM_HOST));
+    rc("transfer_after_finalize", a.TransferSync(kB, hixl::WRITE, Ops(p, p, kPage), 1000));
+  } else if (s == "args") {
+    Init(a, kA);
+    uintptr_t p = MallocHost(kPage);
+    rc("null_addr", Reg(a, 0, kPage, hixl::MEM_HOST));
+    rc("len_zero", Reg(a, p, 0, hixl::MEM_HOST));
+    rc("overflow", Reg(a, UINTPTR_MAX - 100, kPage, hixl::MEM_HOST));
+    rc("memtype", Reg(a, p, kPage, 7));
+    a.Finalize();
+  } else if (s == "overlap") {
+    Init(a, kA);
+    uintptr_t p = MallocHost(4 * kPage);
+    MemHandle h1, h2, h3;
+    rc("first", Reg(a, p, 2 * kPage, hixl::MEM_HOST, &h1));
+    rc("overlapping", Reg(a, p + kPage, 2 * kPage, hixl::MEM_HOST, &h2));
+    rc("identical", Reg(a, p, 2 * kPage, hixl::MEM_HOST, &h3));
+    value("same_handle", h1 == h3);
+    rc("adjacent", Reg(a, p + 2 * kPage, 2 * kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "count") {
+    Init(a, kA);
+    const int n = 4001;
+    uintptr_t pool = MallocHost(n * kPage);
+    uint32_t last_ok = 1, failed = 0;
+    for (int i = 0; i < n - 1; i++) {
+      uint32_t code = Reg(a, pool + i * kPage, kPage, hixl::MEM_HOST);
+      if (code != 0) failed++;
+      last_ok = code;
+    }
+    value("failed_before_limit", failed);
+    rc("reg_4000", last_ok);
+    rc("reg_4001", Reg(a, pool + (n - 1) * kPage, kPage, hixl::MEM_HOST));
+    rc("reg_identical_at_limit", Reg(a, pool, kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "host_cap") {
+    Init(a, kA);
+    uintptr_t p = Reserve(24 * kGiB);
+    rc("first_12g", Reg(a, p, 12 * kGiB, hixl::MEM_HOST));
+    rc("second_12g", Reg(a, p + 12 * kGiB, 12 * kGiB, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "device_cap") {
+    Init(a, kA);
+    uintptr_t d = MallocDev(52 * kGiB, ACL_MEM_MALLOC_HUGE_ONLY);
+    rc("first_26g", Reg(a, d, 26 * kGiB, hixl::MEM_DEVICE));
+    rc("second_26g", Reg(a, d + 26 * kGiB, 26 * kGiB, hixl::MEM_DEVICE));
+    a.Finalize();
+  } else if (s == "after_connect") {
+    Init(a, kA);
+    Init(b, kB);
+    uintptr_t p = MallocHost(4 * kPage);
+    rc("before", Reg(a, p, kPage, hixl::MEM_HOST));
+    rc("connect", a.Connect(kB, 1000));
+    rc("after", Reg(a, p + kPage, kPage, hixl::MEM_HOST));
+    rc("peer_late", Reg(b, p + 2 * kPage, kPage, hixl::MEM_HOST));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    rc("after_disconnect", Reg(a, p + kPage, kPage, hixl::MEM_HOST));
+    rc("connect_async", a.ConnectAsync(kB, 1000));
+    rc("after_connect_async", Reg(a, p + 3 * kPage, kPage, hixl::MEM_HOST));
+    a.Finalize();
+    b.Finalize();
+  } else if (s == "thread") {
+    Init(a, kA);
+    aclrtContext ctx = nullptr;
+    if (aclrtGetCurrentContext(&ctx) != 0) die("aclrtGetCurrentContext");
+    uintptr_t p = MallocHost(kPage);
+    ThreadArg none{&a, p, nullptr, -1, 0, 0};
+    RunThread(none);
+    rc("no_context", none.reg);
+    ThreadArg set{&a, p, ctx, -1, 0, 0};
+    RunThread(set);
+    rc("set_context", set.reg);
+    rc("set_context_dereg", set.dereg);
+    ThreadArg other{&a, p, nullptr, 1, 0, 0};
+    RunThread(other);
+    rc("other_device", other.reg);
+    MemHandle h;
+    rc("same_thread", Reg(a, p, kPage, hixl::MEM_HOST, &h));
+    rc("same_thread_dereg", a.DeregisterMem(h));
+    a.Finalize();
+  } else if (s == "host_origin") {
+    Init(a, kA);
+    rc("heap", Reg(a, Heap(kPage), kPage, hixl::MEM_HOST));
+    rc("malloc_host", Reg(a, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "roce_950") {
+    Options o = Transports("[\"roce:host\"]");
+    o[hixl::OPTION_BUFFER_POOL] = "0:0";
+    o[hixl::OPTION_AUTO_CONNECT] = "0";
+    Init(a, kA, o);
+    rc("malloc_host", Reg(a, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    rc("heap", Reg(a, Heap(kPage), kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "roce_950_local_comm_res") {
+    Options o;
+    o[hixl::OPTION_LOCAL_COMM_RES] =
+        R"({"version": "1.3", "net_instance_id": "sp1", "endpoint_list": [{"protocol": "roce", "comm_id": "192.168.1.2", "placement": "host"}]})";
+    Init(a, kA, o);
+    rc("malloc_host", Reg(a, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "host_unmapped") {
+    Init(a, kA);
+    uintptr_t p = Reserve(2 * kPage);
+    munmap(reinterpret_cast<void *>(p + kPage), kPage);
+    rc("half_unmapped", Reg(a, p, 2 * kPage, hixl::MEM_HOST));
+    rc("mapped_half", Reg(a, p, kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "device_origin") {
+    Init(a, kA);
+    rc("heap_as_device", Reg(a, Heap(kPage), kPage, hixl::MEM_DEVICE));
+    a.Finalize();
+  } else if (s == "device_huge") {
+    Init(a, kA, Transports("\"hccs:device\""));
+    rc("huge_first", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
+    rc("huge_only", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_ONLY), kPage, hixl::MEM_DEVICE));
+    Init(b, kB, Transports("\"roce:device\""));
+    rc("huge_first_roce", Reg(b, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
+    a.Finalize();
+    b.Finalize();
+  } else if (s == "fabric_mem") {
+    Options o;
+    o[hixl::OPTION_ENABLE_USE_FABRIC_MEM] = "1";
+    Init(a, kA, o);
+    rc("huge_first", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
+    a.Finalize();
+  } else if (s == "dereg") {
+    Init(a, kA);
+    Init(b, kB);
+    uintptr_t p = MallocHost(2 * kPage);
+    MemHandle h, hb;
+    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &h));
+    rc("register_b", Reg(b, p + kPage, kPage, hixl::MEM_HOST, &hb));
+    rc("null", a.DeregisterMem(nullptr));
+    rc("connect", a.Connect(kB, 1000));
+    rc("connected", a.DeregisterMem(h));
+    rc("peer_connected", b.DeregisterMem(hb));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    rc("first", a.DeregisterMem(h));
+    rc("twice", a.DeregisterMem(h));
+    rc("other_instance", a.DeregisterMem(hb));
+    a.Finalize();
+    b.Finalize();
+  } else if (s == "transfer") {
+    Init(a, kA);
+    Init(b, kB);
+    uintptr_t p = MallocHost(8 * kPage), q = MallocHost(8 * kPage);
+    rc("register", Reg(a, p, 4 * kPage, hixl::MEM_HOST));
+    rc("register_b", Reg(b, q, 8 * kPage, hixl::MEM_HOST));
+    rc("not_connected", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("connect", a.Connect(kB, 1000));
+    std::vector<TransferOpDesc> none;
+    rc("empty", a.TransferSync(kB, hixl::WRITE, none, 1000));
+    rc("len_zero", a.TransferSync(kB, hixl::WRITE, Ops(p, q, 0), 1000));
+    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), 1000));
+    rc("straddling", a.TransferSync(kB, hixl::WRITE, Ops(p + 3 * kPage, q, 2 * kPage), 1000));
+    std::vector<TransferOpDesc> many;
+    for (int i = 0; i < 64; i++) many.push_back({p + i * 64, q + i * 64, 64});
+    rc("many_ok", a.TransferSync(kB, hixl::WRITE, many, 1000));
+    hixl::TransferArgs args;
+    hixl::TransferReq req = nullptr;
+    rc("async_unregistered", a.TransferAsync(kB, hixl::READ, Ops(p + 5 * kPage, q, kPage), args, req));
+    rc("unknown_engine", a.TransferSync("127.0.0.1:1", hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.Finalize();
+    b.Finalize();
+  } else if (s == "leak") {
+    Init(a, kA);
+    rc("register", Reg(a, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    a.Finalize();
+    Hixl *c = new Hixl;
+    Init(*c, kB);
+    rc("register_c", Reg(*c, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    delete c;  // ~Hixl calls Finalize
+  } else if (s == "cs") {
+    HixlServerDesc sd{};
+    sd.server_ip = "127.0.0.1";
+    sd.server_port = 27000;
+    HixlServerConfig scfg;
+    HixlServerHandle server = nullptr;
+    rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
+    uintptr_t sp = MallocHost(4 * kPage), cp = MallocHost(4 * kPage);
+    CommMem smem{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(sp), 2 * kPage};
+    MemHandle sh = nullptr;
+    rc("server_reg", HixlCSServerRegMem(server, "kv", &smem, &sh));
+    CommMem soverlap{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(sp + kPage), 2 * kPage};
+    MemHandle tmp = nullptr;
+    rc("server_overlap", HixlCSServerRegMem(server, "kv2", &soverlap, &tmp));
+    rc("server_listen", HixlCSServerListen(server, 16));
+    HixlClientDesc cd{};
+    cd.server_ip = "127.0.0.1";
+    cd.server_port = 27000;
+    HixlClientConfig ccfg;
+    HixlClientHandle client = nullptr;
+    rc("client_create", HixlCSClientCreate(&cd, &ccfg, &client));
+    CommMem cnull{COMM_MEM_TYPE_HOST, nullptr, kPage};
+    rc("client_null_addr", HixlCSClientRegMem(client, "c", &cnull, &tmp));
+    CommMem czero{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(cp), 0};
+    rc("client_len_zero", HixlCSClientRegMem(client, "c", &czero, &tmp));
+    CommMem cinvalid{COMM_MEM_TYPE_INVALID, reinterpret_cast<void *>(cp), kPage};
+    rc("client_memtype", HixlCSClientRegMem(client, "c", &cinvalid, &tmp));
+    CommMem cmem{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(cp), kPage};
+    MemHandle ch = nullptr;
+    rc("client_reg", HixlCSClientRegMem(client, "c", &cmem, &ch));
+    rc("client_connect", HixlCSClientConnect(client, 1000));
+    CommMem clate{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(cp + kPage), kPage};
+    rc("client_after_connect", HixlCSClientRegMem(client, "late", &clate, &tmp));
+    CommMem slate{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(sp + 3 * kPage), kPage};
+    rc("server_after_client_connected", HixlCSServerRegMem(server, "late", &slate, &tmp));
+    HixlOneSideOpDesc op{reinterpret_cast<void *>(sp), reinterpret_cast<void *>(cp), kPage};
+    rc("put", HixlCSClientBatchPutSync(client, 1, &op, 1000));
+    rc("client_unreg_null", HixlCSClientUnregMem(client, nullptr));
+    rc("client_unreg", HixlCSClientUnregMem(client, ch));
+    rc("client_unreg_twice", HixlCSClientUnregMem(client, ch));
+    rc("client_destroy", HixlCSClientDestroy(client));
+    rc("server_unreg", HixlCSServerUnregMem(server, sh));
+    rc("server_destroy", HixlCSServerDestroy(server));
+  } else if (s == "cs_roce_950") {
+    HixlClientDesc cd{};
+    cd.server_ip = "127.0.0.1";
+    cd.server_port = 27001;
+    HixlClientConfig ccfg;
+    ccfg.global_resource_config = "{\"comm_resource_config.protocol_desc\": \"roce:host\"}";
+    HixlClientHandle client = nullptr;
+    rc("client_create", HixlCSClientCreate(&cd, &ccfg, &client));
+    CommMem m{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(MallocHost(kPage)), kPage};
+    MemHandle h = nullptr;
+    rc("client_reg_malloc_host", HixlCSClientRegMem(client, "c", &m, &h));
+    rc("client_destroy", HixlCSClientDestroy(client));
+  } else {
+    fprintf(stderr, "hixl_scenarios: unknown scenario %s\n", s.c_str());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: hixl_scenarios <scenario>\n");
+    return 2;
+  }
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (aclInit(nullptr) != 0) die("aclInit");
+  if (aclrtSetDevice(0) != 0) die("aclrtSetDevice");
+  int code = Run(argv[1]);
+  fflush(stdout);
+  return code;
+}
