@@ -30,6 +30,11 @@ struct Demo {
     cxx: bool,
     /// Simulator libraries, in link order.
     libs: &'static [&'static str],
+    /// Arguments of both runs.
+    args: &'static [&'static str],
+    /// What to watch for in the bare run, and in the run under regcheck.
+    bare_text: &'static [&'static str],
+    checked_text: &'static [&'static str],
 }
 
 const DEMOS: &[Demo] = &[
@@ -39,6 +44,18 @@ const DEMOS: &[Demo] = &[
         exe: "acl_demo",
         cxx: false,
         libs: &["ascendcl"],
+        args: &[],
+        bare_text: &[
+            "The calls go straight to the vendor library (here: regcheck's simulator of it).",
+            "Watch the error codes: a number, no explanation. The last step registers",
+            "pageable memory on a 5.10 kernel: the driver does not support it, and the",
+            "process dies.",
+        ],
+        checked_text: &[
+            "Same binary, same simulated machine; regcheck is preloaded. Each bad call is",
+            "rejected with a message naming the rule, the call, the argument, what is wrong",
+            "and how to fix it; the vendor never sees it, and nothing crashes.",
+        ],
     },
     Demo {
         title: "HIXL demo",
@@ -46,6 +63,16 @@ const DEMOS: &[Demo] = &[
         exe: "hixl_demo",
         cxx: true,
         libs: &["cann_hixl", "ascendcl"],
+        args: &["--mistakes"],
+        bare_text: &[
+            "The everyday HIXL mistakes, straight to the vendor library (the simulator).",
+            "Watch how many of them return SUCCESS: on real hardware they fail much later,",
+            "at transfer time or on the peer, far from the call that caused them.",
+        ],
+        checked_text: &[
+            "Same binary under regcheck: each mistake is rejected (or reported) where it",
+            "happens, with the rule, the argument and the fix.",
+        ],
     },
 ];
 
@@ -74,12 +101,8 @@ pub fn run() -> Result<i32> {
         let shown_exe = exe.strip_prefix(&root).unwrap_or(exe).to_path_buf();
         let bare = show_run(
             &format!("{}: WITHOUT regcheck (the vendor library alone)", demo.title),
-            &[
-                "The calls go straight to the vendor library (here: regcheck's simulator of it).",
-                "Watch the error codes: a number, no explanation. The last scenario registers",
-                "pageable memory on a 5.10 kernel: the driver does not support it, and the",
-                "process dies.",
-            ],
+            demo.bare_text,
+            demo,
             exe,
             &shown_exe,
             None,
@@ -87,11 +110,8 @@ pub fn run() -> Result<i32> {
         let preload = built.shared.strip_prefix(&root).unwrap_or(&built.shared).to_path_buf();
         let checked = show_run(
             &format!("{}: WITH regcheck (LD_PRELOAD={})", demo.title, preload.display()),
-            &[
-                "Same program, same binary, same simulated machine; regcheck is preloaded.",
-                "Each bad call is rejected with a message naming the rule, the call, the argument,",
-                "what is wrong and how to fix it; nothing reaches the vendor, nothing crashes.",
-            ],
+            demo.checked_text,
+            demo,
             exe,
             &shown_exe,
             Some(&built.shared),
@@ -144,8 +164,16 @@ fn env_or(var: &str, default: &str) -> String {
 }
 
 /// Runs `exe` with the simulated old kernel (and `LD_PRELOAD=preload`), output to the terminal.
-fn show_run(title: &str, text: &[&str], exe: &Path, shown_exe: &Path, preload: Option<&Path>) -> Result<ExitStatus> {
+fn show_run(
+    title: &str,
+    text: &[&str],
+    demo: &Demo,
+    exe: &Path,
+    shown_exe: &Path,
+    preload: Option<&Path>,
+) -> Result<ExitStatus> {
     let mut cmd = Command::new(exe);
+    cmd.args(demo.args);
     cmd.env("ACLSIM_KERNEL_RELEASE", KERNEL_RELEASE).env("REGCHECK_KERNEL_RELEASE", KERNEL_RELEASE);
     let mut line = format!("$ ACLSIM_KERNEL_RELEASE={KERNEL_RELEASE} REGCHECK_KERNEL_RELEASE={KERNEL_RELEASE}");
     match preload {
@@ -158,11 +186,18 @@ fn show_run(title: &str, text: &[&str], exe: &Path, shown_exe: &Path, preload: O
         }
     }
     line += &format!(" {}", shown_exe.display());
+    for arg in demo.args {
+        line += &format!(" {arg}");
+    }
     let mut lines: Vec<&str> = text.to_vec();
     lines.push("");
     lines.push(&line);
     banner(title, &lines);
 
+    // the demos create their scratch files in the working directory
+    if let Some(dir) = exe.parent() {
+        cmd.current_dir(dir);
+    }
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", shown(&cmd)))?;
     let start = Instant::now();
     let status = loop {
@@ -202,7 +237,11 @@ fn banner(title: &str, lines: &[&str]) {
     if !lines.is_empty() {
         println!();
         for line in lines {
-            println!("  {line}");
+            if line.is_empty() {
+                println!();
+            } else {
+                println!("  {line}");
+            }
         }
     }
     println!("{rule}");
