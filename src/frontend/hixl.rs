@@ -83,7 +83,9 @@ type ConnectFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_void, i32) ->
 type TransferSyncFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_void, u32, *const c_void, i32) -> u32;
 type TransferAsyncFn =
     unsafe extern "C-unwind" fn(*mut c_void, *const c_void, u32, *const c_void, *const c_void, *mut *mut c_void) -> u32;
+/// cbindgen:ignore
 type GetStringFn = unsafe extern "C" fn(*const c_void) -> *const c_char;
+/// cbindgen:ignore
 type GetLengthFn = unsafe extern "C" fn(*const c_void) -> usize;
 type CsCreateFn = unsafe extern "C-unwind" fn(*const c_void, *const CsConfig, *mut *mut c_void) -> u32;
 type CsRegMemFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_char, *const CommMem, *mut *mut c_void) -> u32;
@@ -134,8 +136,10 @@ pub struct CsConfig {
     pub global_resource_config: *const c_char,
 }
 
+/// cbindgen:ignore
 extern "C" {
-    /// `src/ffi/hixl_bridge.cpp`.
+    /// `src/ffi/hixl_bridge.cpp` (internal; not part of regcheck's C API).
+    /// cbindgen:ignore
     fn rcbridge_hixl_walk_options(
         map: *const c_void,
         get_string: GetStringFn,
