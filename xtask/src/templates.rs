@@ -65,7 +65,7 @@ fn value(name: &str, x: &Expansion) -> Result<String> {
 /// `check_required_components` macros.
 pub fn package_init(x: &Expansion) -> String {
     let depth = Path::new(x.install_dir).components().filter(|c| matches!(c, Component::Normal(_))).count();
-    let relative = vec![".."; depth].join("/");
+    let relative = "../".repeat(depth);
     let mut s = format!(
         "\n####### Expanded from @PACKAGE_INIT@ by configure_package_config_file() #######\n\
          ####### Any changes to this file will be overwritten by the next CMake run ####\n\
@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn package_init_derives_the_prefix_from_the_file() {
         let init = expand("@PACKAGE_INIT@", &x(&[], Path::new("/opt/f"))).unwrap();
-        assert!(init.contains("\"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)"), "{init}");
+        assert!(init.contains("\"${CMAKE_CURRENT_LIST_DIR}/../../../\" ABSOLUTE)"), "{init}");
         assert!(init.contains("macro(check_required_components _NAME)"));
         assert!(!init.contains("/usr move"));
         let usr = expand("@PACKAGE_INIT@", &x(&[], Path::new("/usr"))).unwrap();

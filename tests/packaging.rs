@@ -1,0 +1,573 @@
+//! Packaging (issue 4): `cargo xtask install` into a temporary prefix, then what a consumer
+//! sees of it: the installed tree and its manifest, the SONAME and the exported symbols, the
+//! header against the exports, the CMake package (examples-c built and run under ctest: C and
+//! C++, shared and static, preload and link order), the pkg-config consumer, the version file's
+//! compatibility rule, a damaged install, and a moved (relocated) install, built against again
+//! and uninstalled.
+//!
+//! These tests need cmake, pkg-config, make, nm and objdump: a missing tool is a failure, not a
+//! skip (CI installs them; `cargo xtask test` says how).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The simulated kernel on which the vendor library crashes on pageable memory: a consumer run
+/// that exits 0 there had regcheck interposing.
+const OLD_KERNEL: &str = "5.10.0-60.18.0.50.oe2203.aarch64";
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const VERSION_MAJOR: &str = env!("CARGO_PKG_VERSION_MAJOR");
+const VERSION_MINOR: &str = env!("CARGO_PKG_VERSION_MINOR");
+const VERSION_PATCH: &str = env!("CARGO_PKG_VERSION_PATCH");
+
+const ACL_EXPORTS: &[&str] = &[
+    "aclrtHostRegisterV2",
+    "aclrtHostRegister",
+    "aclrtHostUnregister",
+    "aclrtHostGetDevicePointer",
+    "aclrtMallocHost",
+    "aclrtFreeHost",
+    "aclrtMalloc",
+    "aclrtFree",
+];
+
+fn soversion() -> String {
+    if VERSION_MAJOR == "0" {
+        format!("0.{VERSION_MINOR}")
+    } else {
+        VERSION_MAJOR.to_string()
+    }
+}
+
+/// A scratch directory of this test, emptied first: `<target>/packaging-tests/<name>`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = testkit::target_dir().join("packaging-tests").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// Panics (fails the test) when `tool` is not installed.
+fn require(tool: &str) {
+    let ok = Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    assert!(
+        ok,
+        "`{tool}` is not installed, and the packaging tests need it. CI installs it (.ci/run); \
+         locally: apt-get install -y cmake pkg-config make binutils (or python3 -m pip install cmake). \
+         `cargo xtask test` checks for every tool first."
+    );
+}
+
+/// `cmd` without the variables that would change what a consumer program does.
+fn clean(cmd: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars_os() {
+        let k = key.to_string_lossy();
+        if k == "LD_PRELOAD" || k == "LD_LIBRARY_PATH" || k.starts_with("REGCHECK_") || k.starts_with("ACLSIM_") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd
+}
+
+fn output(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "--- stdout ---\n{}--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Runs `cmd`, panicking with its output when it fails; returns stdout.
+fn run_ok(cmd: &mut Command) -> String {
+    let out = output(cmd);
+    assert!(out.status.success(), "{cmd:?} failed ({}):\n{}", out.status, text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `cargo xtask <args>` (the alias's command: `cargo run --quiet --package xtask --`).
+fn xtask(args: &[&str]) -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(testkit::workspace_root()).args(["run", "--quiet", "--package", "xtask", "--"]).args(args);
+    cmd
+}
+
+fn install_into(prefix: &Path) {
+    run_ok(&mut xtask(&["install", "--prefix", &prefix.to_string_lossy()]));
+}
+
+/// The prefix every read-only test shares (installed once per test process).
+fn prefix() -> &'static Path {
+    static PREFIX: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let result = PREFIX.get_or_init(|| {
+        let prefix = scratch("prefix");
+        std::panic::catch_unwind(|| install_into(&prefix)).map(|_| prefix).map_err(|e| {
+            e.downcast_ref::<String>().cloned().unwrap_or_else(|| "cargo xtask install failed".to_string())
+        })
+    });
+    match result {
+        Ok(prefix) => prefix,
+        Err(msg) => panic!("installing into the test prefix failed:\n{msg}"),
+    }
+}
+
+/// Every file and link under `dir`, relative to it.
+fn tree(dir: &Path) -> BTreeSet<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.insert(path.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    run_ok(Command::new("cp").arg("-a").arg(from).arg(to));
+}
+
+#[test]
+fn installs_the_documented_tree_and_its_manifest() {
+    let prefix = prefix();
+    let so = soversion();
+    for file in [
+        format!("lib/libregcheck.so.{VERSION}"),
+        "lib/libregcheck.a".into(),
+        "include/regcheck.h".into(),
+        "lib/cmake/regcheck/regcheckConfig.cmake".into(),
+        "lib/cmake/regcheck/regcheckConfigVersion.cmake".into(),
+        "lib/pkgconfig/regcheck.pc".into(),
+        "lib/pkgconfig/regcheck-sim.pc".into(),
+        "lib/regcheck/sim/libacl_rt.so".into(),
+        "lib/regcheck/sim/libascendcl.so".into(),
+        "lib/regcheck/sim/libcann_hixl.so".into(),
+        "include/regcheck/sim/acl/acl.h".into(),
+        "include/regcheck/sim/acl/acl_rt.h".into(),
+        "include/regcheck/sim/hixl/hixl.h".into(),
+        "share/regcheck/install_manifest.txt".into(),
+    ] {
+        assert!(prefix.join(&file).is_file(), "{file} is not installed");
+    }
+    let link = |name: &str| fs::read_link(prefix.join("lib").join(name)).map(|t| t.to_string_lossy().into_owned());
+    assert_eq!(link(&format!("libregcheck.so.{so}")).unwrap(), format!("libregcheck.so.{VERSION}"));
+    assert_eq!(link("libregcheck.so").unwrap(), format!("libregcheck.so.{so}"));
+    if testkit::workspace_root().join("audit/Cargo.toml").is_file() {
+        assert!(prefix.join("lib/libregcheck_audit.so").is_file(), "the LD_AUDIT module is not installed");
+    }
+
+    // every installed path sits in the sim headers' place as in the source tree
+    let sim_headers = tree(&testkit::sim_include_dir());
+    let installed_headers = tree(&prefix.join("include/regcheck/sim"));
+    assert_eq!(installed_headers, sim_headers);
+
+    // the manifest lists exactly what is there (but itself), relative to the prefix
+    let manifest: BTreeSet<String> = fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut present = tree(prefix);
+    present.remove("share/regcheck/install_manifest.txt");
+    assert_eq!(manifest, present);
+
+    // nothing installed names the prefix: the tree is relocatable
+    let needle = prefix.to_string_lossy().into_owned();
+    for rel in &present {
+        let path = prefix.join(rel);
+        if fs::symlink_metadata(&path).unwrap().is_file() {
+            let bytes = fs::read(&path).unwrap();
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "{rel} contains the install prefix {needle}"
+            );
+        }
+    }
+}
+
+#[test]
+fn shared_library_has_the_soname() {
+    require("objdump");
+    let lib = prefix().join(format!("lib/libregcheck.so.{VERSION}"));
+    let out = run_ok(Command::new("objdump").arg("-p").arg(&lib));
+    let soname = out.lines().find_map(|l| l.trim().strip_prefix("SONAME")).map(str::trim);
+    assert_eq!(soname, Some(format!("libregcheck.so.{}", soversion()).as_str()), "objdump -p:\n{out}");
+}
+
+/// The defined dynamic symbols of `lib` (without version suffixes).
+fn exports(lib: &Path) -> BTreeSet<String> {
+    require("nm");
+    let out = run_ok(Command::new("nm").args(["-D", "--defined-only"]).arg(lib));
+    out.lines().filter_map(|l| l.split_whitespace().nth(2)).map(|s| s.split('@').next().unwrap().to_string()).collect()
+}
+
+fn allowed(sym: &str) -> bool {
+    sym.starts_with("regcheck_")
+        || ACL_EXPORTS.contains(&sym)
+        || sym.starts_with("_ZN4hixl4Hixl")
+        || sym.starts_with("HixlCS")
+}
+
+#[test]
+fn exports_exactly_the_interposed_functions_and_the_c_api() {
+    let syms = exports(&prefix().join(format!("lib/libregcheck.so.{VERSION}")));
+    let extra: Vec<&String> = syms.iter().filter(|s| !allowed(s)).collect();
+    assert!(extra.is_empty(), "libregcheck.so exports symbols outside its export list: {extra:?}");
+    for name in ["rust_eh_personality", "__rust_alloc", "__rust_probestack", "rust_begin_unwind"] {
+        assert!(!syms.contains(name), "{name} is exported");
+    }
+    for acl in ACL_EXPORTS {
+        assert!(syms.contains(*acl), "{acl} is not exported");
+    }
+    assert!(syms.contains("regcheck_version"), "regcheck_version is not exported");
+    assert!(
+        syms.iter().any(|s| s.starts_with("_ZN4hixl4Hixl11RegisterMem")),
+        "hixl::Hixl::RegisterMem is not exported"
+    );
+    assert!(syms.iter().any(|s| s.starts_with("HixlCS")), "no HixlCS* function is exported");
+}
+
+/// The names of the functions declared in a C header: an identifier with the prefix, followed
+/// by `(`.
+fn declared_functions(header: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let bytes = header.as_bytes();
+    let mut i = 0;
+    while let Some(pos) = header[i..].find(prefix) {
+        let start = i + pos;
+        let before_ok = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let mut end = start;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+            end += 1;
+        }
+        let rest = header[end..].trim_start();
+        if before_ok && rest.starts_with('(') {
+            out.insert(header[start..end].to_string());
+        }
+        i = end.max(start + 1);
+    }
+    out
+}
+
+#[test]
+fn every_exported_regcheck_function_is_declared_in_the_header_and_vice_versa() {
+    let prefix = prefix();
+    let header = fs::read_to_string(prefix.join("include/regcheck.h")).unwrap();
+    // comments may mention calls; only declarations count
+    let code: String = header
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("//") || t.starts_with("/*") || t.starts_with('*'))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let declared = declared_functions(&code, "regcheck_");
+    let exported: BTreeSet<String> = exports(&prefix.join(format!("lib/libregcheck.so.{VERSION}")))
+        .into_iter()
+        .filter(|s| s.starts_with("regcheck_"))
+        .collect();
+    assert!(!declared.is_empty(), "no regcheck_ function found in include/regcheck.h");
+    let undeclared: Vec<_> = exported.difference(&declared).collect();
+    let unexported: Vec<_> = declared.difference(&exported).collect();
+    assert!(undeclared.is_empty(), "exported but not declared in include/regcheck.h: {undeclared:?}");
+    assert!(unexported.is_empty(), "declared in include/regcheck.h but not exported: {unexported:?}");
+
+    for (macro_name, value) in [
+        ("REGCHECK_VERSION_MAJOR", VERSION_MAJOR),
+        ("REGCHECK_VERSION_MINOR", VERSION_MINOR),
+        ("REGCHECK_VERSION_PATCH", VERSION_PATCH),
+    ] {
+        let line = format!("#define {macro_name} {value}");
+        assert!(header.lines().any(|l| l.trim() == line), "the installed header lacks `{line}`");
+    }
+}
+
+/// `cmake -S examples-c -B build` against `prefix`, then the build (of `targets`, or all).
+fn build_consumer(prefix: &Path, build: &Path, targets: &[&str]) {
+    require("cmake");
+    run_ok(
+        clean(&mut Command::new("cmake"))
+            .arg("-S")
+            .arg(testkit::workspace_root().join("examples-c"))
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())),
+    );
+    let mut cmd = Command::new("cmake");
+    cmd.arg("--build").arg(build).args(["--parallel", "2"]);
+    for t in targets {
+        cmd.args(["--target", t]);
+    }
+    run_ok(&mut cmd);
+}
+
+#[test]
+fn cmake_consumer_builds_the_demos_and_passes_ctest() {
+    let build = scratch("cmake-consumer");
+    build_consumer(prefix(), &build, &[]);
+    let out = run_ok(clean(&mut Command::new("ctest")).current_dir(&build).args(["--output-on-failure", "-j2"]));
+    // C shared, static, preloaded, bare; link order; C++ when the HIXL demo exists
+    let mut expected = vec![
+        "acl_demo_shared",
+        "acl_demo_static",
+        "acl_demo_preload",
+        "acl_demo_bare",
+        "acl_demo_bare_old_kernel_crashes",
+        "acl_demo_wrong_order_is_not_checked",
+    ];
+    if testkit::workspace_root().join("examples-c/hixl_demo.cpp").is_file() {
+        expected.extend(["hixl_demo_shared", "hixl_demo_static", "hixl_demo_preload", "hixl_demo_mistakes_static"]);
+    }
+    for name in expected {
+        assert!(out.contains(&format!(" {name} ")), "ctest did not run {name}:\n{out}");
+    }
+}
+
+/// Runs a consumer program on the old kernel and checks that regcheck rejected the pageable
+/// registration instead of letting the process crash.
+fn assert_checked_run(exe: &Path) {
+    let out = output(
+        clean(&mut Command::new(exe))
+            .current_dir(exe.parent().unwrap())
+            .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
+            .env("REGCHECK_KERNEL_RELEASE", OLD_KERNEL),
+    );
+    assert!(out.status.success(), "{} failed ({}):\n{}", exe.display(), out.status, text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[ACL-HOSTREG-PAGEABLE-OLD-KERNEL]"), "{} ran unchecked:\n{}", exe.display(), text(&out));
+}
+
+/// `make -C examples-c/pkgconfig` with `PKG_CONFIG_PATH=<prefix>/lib/pkgconfig` only.
+fn build_pkg_config_consumer(prefix: &Path, out_dir: &Path) {
+    require("pkg-config");
+    require("make");
+    run_ok(
+        clean(&mut Command::new("make"))
+            .arg("-C")
+            .arg(testkit::workspace_root().join("examples-c/pkgconfig"))
+            .arg(format!("O={}", out_dir.display()))
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+            .env_remove("PKG_CONFIG_LIBDIR")
+            .env_remove("CFLAGS")
+            .env_remove("LDFLAGS"),
+    );
+}
+
+#[test]
+fn pkg_config_consumer_builds_the_c_demo_shared_and_static() {
+    let prefix = prefix();
+    let dir = scratch("pkg-config-consumer");
+    build_pkg_config_consumer(prefix, &dir);
+    assert_checked_run(&dir.join("acl_demo"));
+    assert_checked_run(&dir.join("acl_demo_static"));
+
+    let pc = |args: &[&str]| {
+        run_ok(Command::new("pkg-config").args(args).env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig")))
+    };
+    assert_eq!(pc(&["--modversion", "regcheck"]).trim(), VERSION);
+    let private = pc(&["--static", "--libs", "regcheck"]);
+    assert!(private.contains("-lregcheck") && private.contains("-lc"), "Libs.private: {private}");
+}
+
+/// The version file's answer to `find_package(regcheck <request>)`, from `cmake -P`.
+fn version_answer(version_file: &Path, request: &str) -> (bool, bool) {
+    let dir = version_file.parent().unwrap();
+    let script = dir.join(format!("ask-{}.cmake", request.replace(['.', '<', '>'], "_")));
+    let mut s = String::from("set(CMAKE_SIZEOF_VOID_P 8)\n");
+    if let Some((min, max)) = request.split_once("...") {
+        let (max_kind, max) = match max.strip_prefix('<') {
+            Some(m) => ("EXCLUDE", m),
+            None => ("INCLUDE", max),
+        };
+        let parts = |v: &str, name: &str| {
+            let p: Vec<&str> = v.split('.').collect();
+            format!(
+                "set({name} {v})\nset({name}_MAJOR {})\nset({name}_MINOR {})\n",
+                p.first().unwrap_or(&"0"),
+                p.get(1).unwrap_or(&"0")
+            )
+        };
+        s += &format!(
+            "set(PACKAGE_FIND_VERSION_RANGE {request})\nset(PACKAGE_FIND_VERSION_RANGE_MIN INCLUDE)\n\
+             set(PACKAGE_FIND_VERSION_RANGE_MAX {max_kind})\n{}{}set(PACKAGE_FIND_VERSION {min})\n",
+            parts(min, "PACKAGE_FIND_VERSION_MIN"),
+            parts(max, "PACKAGE_FIND_VERSION_MAX")
+        );
+    } else {
+        let p: Vec<&str> = request.split('.').collect();
+        s += &format!(
+            "set(PACKAGE_FIND_VERSION {request})\nset(PACKAGE_FIND_VERSION_MAJOR {})\nset(PACKAGE_FIND_VERSION_MINOR {})\n",
+            p.first().unwrap_or(&"0"),
+            p.get(1).unwrap_or(&"0")
+        );
+    }
+    s += &format!(
+        "include(\"{}\")\nmessage(\"compatible=${{PACKAGE_VERSION_COMPATIBLE}} exact=${{PACKAGE_VERSION_EXACT}}\")\n",
+        version_file.display()
+    );
+    fs::write(&script, s).unwrap();
+    let out = output(Command::new("cmake").arg("-P").arg(&script));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "cmake -P {}:\n{}", script.display(), text(&out));
+    let line = stderr.lines().find(|l| l.starts_with("compatible=")).unwrap_or_else(|| panic!("no answer:\n{stderr}"));
+    (line.contains("compatible=TRUE"), line.contains("exact=TRUE"))
+}
+
+/// Writes the version file for `version` from cmake/regcheckConfigVersion.cmake.in the way
+/// `cargo xtask install` does.
+fn version_file_for(version: &str, dir: &Path) -> PathBuf {
+    let template = fs::read_to_string(testkit::workspace_root().join("cmake/regcheckConfigVersion.cmake.in")).unwrap();
+    let parts: Vec<&str> = version.split('.').collect();
+    let text = template
+        .replace("@REGCHECK_VERSION@", version)
+        .replace("@REGCHECK_VERSION_MAJOR@", parts[0])
+        .replace("@REGCHECK_VERSION_MINOR@", parts[1])
+        .replace("@REGCHECK_SIZEOF_VOID_P@", "8");
+    assert!(!text.contains("@REGCHECK_"), "the version template has a variable this test does not know");
+    let file = dir.join(format!("v{version}/regcheckConfigVersion.cmake"));
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn version_file_follows_the_soname_policy() {
+    require("cmake");
+    let dir = scratch("version-file");
+    // the installed one
+    let installed = prefix().join("lib/cmake/regcheck/regcheckConfigVersion.cmake");
+    let same_line = format!("{VERSION_MAJOR}.{VERSION_MINOR}");
+    assert_eq!(version_answer(&installed, &same_line), (true, false), "find_package(regcheck {same_line})");
+    assert_eq!(version_answer(&installed, VERSION), (true, true), "find_package(regcheck {VERSION})");
+
+    // 0.x: same 0.MINOR only (SONAME libregcheck.so.0.MINOR)
+    let v0 = version_file_for("0.3.2", &dir);
+    for (request, compatible) in [
+        ("0.3", true),
+        ("0.3.1", true),
+        ("0.3.2", true),
+        ("0.3.3", false),
+        ("0.2", false),
+        ("0.4", false),
+        ("0", false),
+        ("1.0", false),
+        ("0.3...0.5", true),
+        ("0.2...0.5", false),
+        ("0.3...<0.3.2", false),
+    ] {
+        assert_eq!(version_answer(&v0, request).0, compatible, "0.3.2 asked for {request}");
+    }
+    // from 1.0: same MAJOR (SONAME libregcheck.so.MAJOR)
+    let v1 = version_file_for("1.4.2", &dir);
+    for (request, compatible) in [
+        ("1", true),
+        ("1.0", true),
+        ("1.4.2", true),
+        ("1.5", false),
+        ("0.9", false),
+        ("2.0", false),
+        ("1.2...2.0", true),
+        ("0.9...2.0", false),
+    ] {
+        assert_eq!(version_answer(&v1, request).0, compatible, "1.4.2 asked for {request}");
+    }
+}
+
+#[test]
+fn config_file_expands_package_init_as_cmake_does() {
+    require("cmake");
+    let dir = scratch("package-init");
+    let prefix = prefix();
+    fs::write(dir.join("regcheckConfig.cmake.in"), "@PACKAGE_INIT@\n").unwrap();
+    let script = dir.join("configure.cmake");
+    fs::write(
+        &script,
+        format!(
+            "include(CMakePackageConfigHelpers)\n\
+             configure_package_config_file(\"{0}/regcheckConfig.cmake.in\" \"{0}/out.cmake\"\n\
+             \x20 INSTALL_DESTINATION lib/cmake/regcheck INSTALL_PREFIX \"{1}\")\n",
+            dir.display(),
+            prefix.display()
+        ),
+    )
+    .unwrap();
+    run_ok(Command::new("cmake").arg("-P").arg(&script));
+    let by_cmake = fs::read_to_string(dir.join("out.cmake")).unwrap();
+    let ours = fs::read_to_string(prefix.join("lib/cmake/regcheck/regcheckConfig.cmake")).unwrap();
+    assert!(ours.contains(&by_cmake), "the PACKAGE_INIT block differs from CMake's:\n--- CMake ---\n{by_cmake}");
+    let without_banner = ours.replace("Expanded from @PACKAGE_INIT@ by", "");
+    assert!(!without_banner.contains('@'), "an @VAR@ was left unexpanded:\n{ours}");
+}
+
+#[test]
+fn damaged_install_fails_naming_the_missing_file() {
+    require("cmake");
+    let dir = scratch("damaged");
+    let damaged = dir.join("prefix");
+    copy_tree(prefix(), &damaged);
+    fs::remove_file(damaged.join("lib/libregcheck.a")).unwrap();
+    let project = dir.join("project");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(
+        project.join("CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.16)\nproject(damaged LANGUAGES NONE)\n\
+         find_package(regcheck 0.1 CONFIG REQUIRED)\n",
+    )
+    .unwrap();
+    let out = output(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(dir.join("build"))
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", damaged.display())),
+    );
+    let all = text(&out);
+    assert!(!out.status.success(), "configuring against a damaged install succeeded:\n{all}");
+    let words = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    let missing = damaged.join("lib/libregcheck.a").display().to_string();
+    assert!(words.contains("is damaged; this file is missing:") && words.contains(&missing), "unclear message:\n{all}");
+}
+
+#[test]
+fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
+    require("cmake");
+    let dir = scratch("relocation");
+    let first = dir.join("first");
+    let moved = dir.join("moved");
+    install_into(&first);
+    fs::rename(&first, &moved).unwrap();
+    assert!(!first.exists());
+
+    let build = dir.join("cmake-build");
+    build_consumer(&moved, &build, &["acl_demo_shared", "acl_demo_static"]);
+    assert_checked_run(&build.join("acl_demo_shared"));
+    assert_checked_run(&build.join("acl_demo_static"));
+    let pc_build = dir.join("pkg-config-build");
+    fs::create_dir_all(&pc_build).unwrap();
+    build_pkg_config_consumer(&moved, &pc_build);
+    assert_checked_run(&pc_build.join("acl_demo"));
+
+    // uninstall (from the moved tree's manifest) leaves only what was not ours
+    fs::write(moved.join("lib/not-regcheck.txt"), "keep me").unwrap();
+    run_ok(&mut xtask(&["uninstall", "--prefix", &moved.to_string_lossy()]));
+    let left = tree(&moved);
+    assert_eq!(left, BTreeSet::from(["lib/not-regcheck.txt".to_string()]), "left after uninstall");
+    for gone in ["lib/cmake/regcheck", "lib/regcheck", "include/regcheck", "share/regcheck"] {
+        assert!(!moved.join(gone).exists(), "{gone} is still there after uninstall");
+    }
+}
