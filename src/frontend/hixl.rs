@@ -136,7 +136,6 @@ pub struct CsConfig {
     pub global_resource_config: *const c_char,
 }
 
-/// cbindgen:ignore
 extern "C" {
     /// `src/ffi/hixl_bridge.cpp` (internal; not part of regcheck's C API).
     /// cbindgen:ignore
