@@ -136,18 +136,24 @@ pub struct CsConfig {
     pub global_resource_config: *const c_char,
 }
 
-extern "C" {
-    /// `src/ffi/hixl_bridge.cpp` (internal; not part of regcheck's C API).
-    /// cbindgen:ignore
-    fn rcbridge_hixl_walk_options(
-        map: *const c_void,
-        get_string: GetStringFn,
-        get_length: GetLengthFn,
-        each: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *const c_char, usize),
-        ctx: *mut c_void,
-        max: usize,
-    ) -> usize;
+/// The C++ options bridge; internal, kept out of regcheck.h.
+/// cbindgen:ignore
+mod bridge {
+    use super::{c_char, c_void, GetLengthFn, GetStringFn};
+
+    extern "C" {
+        /// `src/ffi/hixl_bridge.cpp` (internal; not part of regcheck's C API).
+        pub(super) fn rcbridge_hixl_walk_options(
+            map: *const c_void,
+            get_string: GetStringFn,
+            get_length: GetLengthFn,
+            each: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *const c_char, usize),
+            ctx: *mut c_void,
+            max: usize,
+        ) -> usize;
+    }
 }
+use bridge::rcbridge_hixl_walk_options;
 
 // --- reading the application's C++ objects ----------------------------------------------
 
