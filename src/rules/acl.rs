@@ -193,13 +193,15 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
         }
         RegCall::V1 { ty, .. } => {
             if ![0, 4, 8, 12].contains(&ty) {
-                out.push(Finding::new(
-                    RuleId::AclHostregFlagInvalid,
-                    "type",
-                    format!("{ty} is not an aclrtHostRegisterType (0 MAPPED, 4 IOMEMORY, 8 READONLY)"),
-                    "pass ACL_HOST_REGISTER_MAPPED (0)",
-                )
-                .with_code(crate::codes::acl::RT_FEATURE_NOT_SUPPORT as i64));
+                out.push(
+                    Finding::new(
+                        RuleId::AclHostregFlagInvalid,
+                        "type",
+                        format!("{ty} is not an aclrtHostRegisterType (0 MAPPED, 4 IOMEMORY, 8 READONLY)"),
+                        "pass ACL_HOST_REGISTER_MAPPED (0)",
+                    )
+                    .with_code(crate::codes::acl::RT_FEATURE_NOT_SUPPORT as i64),
+                );
             } else if ty != 0 {
                 out.push(Finding::new(
                     RuleId::AclHostregFlagReserved,
