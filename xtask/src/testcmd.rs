@@ -1,7 +1,7 @@
 //! `cargo xtask test`: the README's test command.
 //!
 //! Checks that the tools the test suite drives are installed (a C and a C++ compiler, cmake,
-//! pkg-config, binutils' nm and objdump) and says how to install the missing ones; then runs
+//! pkg-config, make, binutils' nm and objdump) and says how to install the missing ones; then runs
 //! `cargo test --workspace` with the remaining arguments.
 
 use std::process::Command;
@@ -14,6 +14,7 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("c++", "the simulator and the C++ test programs", "g++"),
     ("cmake", "the CMake consumer project (tests/packaging.rs)", "cmake"),
     ("pkg-config", "the pkg-config consumer (tests/packaging.rs)", "pkg-config"),
+    ("make", "the CMake and pkg-config consumers (tests/packaging.rs)", "make"),
     ("nm", "the exported-symbol check", "binutils"),
     ("objdump", "the SONAME check", "binutils"),
 ];
