@@ -27,8 +27,7 @@ tasks:
                            files, the simulator's libraries and headers, a manifest
   uninstall --prefix DIR   remove what `install` put into DIR (from its manifest)
   test [ARGS...]           check for the tools the tests use (cc, c++, cmake, pkg-config, make),
-                           then
-                           run `cargo test --workspace ARGS...`
+                           then run `cargo test --workspace ARGS...`
   help                     print this text
 ";
 
