@@ -4,77 +4,48 @@
 //! libregcheck.a. Each case proves the code returned, whether the vendor saw the call, and
 //! the rule ID in the log.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use testkit::{Link, Outcome, Program, Run};
+use testkit::{Link, Mode, Outcome, Program, Run, Scenarios, MODES};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// The bare program under `LD_PRELOAD=libregcheck.so`.
-    Preload,
-    /// Linked with `-lregcheck` ahead of `-lascendcl`.
-    Shared,
-    /// Linked with `libregcheck.a` ahead of `-lascendcl`.
-    Static,
-}
-
-const MODES: [Mode; 3] = [Mode::Preload, Mode::Shared, Mode::Static];
 const SRC: &str = "tests/c/acl_scenarios.c";
 
-fn exe(link: Link) -> PathBuf {
-    static EXES: OnceLock<[PathBuf; 3]> = OnceLock::new();
-    let exes = EXES.get_or_init(|| {
-        [Link::Bare, Link::RegcheckShared, Link::RegcheckStatic].map(|l| {
+fn scenarios() -> &'static Scenarios {
+    static S: OnceLock<Scenarios> = OnceLock::new();
+    S.get_or_init(|| {
+        Scenarios::build(|l| {
             let p = Program::c("acl_scenarios", &[SRC]).link(l).libs(&["ascendcl"]);
-            if l == Link::Bare { p } else { p.define("REGCHECK_LINKED") }.build()
+            if l == Link::Bare {
+                p
+            } else {
+                p.define("REGCHECK_LINKED")
+            }
         })
-    });
-    exes[match link {
-        Link::Bare => 0,
-        Link::RegcheckShared => 1,
-        Link::RegcheckStatic => 2,
-    }]
-    .clone()
+    })
+}
+
+fn with_args(mut r: Run, scenario: &str, file_tag: &str, env: &[(&str, &str)]) -> Run {
+    r = r.arg(scenario);
+    if scenario == "file_backed" {
+        r = r.arg(testkit::target_dir().join(format!("acl-file-backed-{file_tag}.bin")));
+    }
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    r
 }
 
 fn run_in(mode: Mode, scenario: &str, env: &[(&str, &str)]) -> Outcome {
-    let mut r = match mode {
-        Mode::Preload => Run::new(exe(Link::Bare)).preload(testkit::regcheck().shared),
-        Mode::Shared => Run::new(exe(Link::RegcheckShared)),
-        Mode::Static => Run::new(exe(Link::RegcheckStatic)),
-    };
-    r = r.arg(scenario).current_dir(testkit::target_dir());
-    if scenario == "file_backed" {
-        r = r.arg(testkit::target_dir().join(format!("acl-file-backed-{mode:?}.bin")));
-    }
-    for (k, v) in env {
-        r = r.env(k, v);
-    }
-    r.run()
+    with_args(scenarios().run(mode), scenario, &format!("{mode:?}"), env).run()
 }
 
 fn bare(scenario: &str, env: &[(&str, &str)]) -> Outcome {
-    let mut r = Run::new(exe(Link::Bare)).arg(scenario);
-    if scenario == "file_backed" {
-        r = r.arg(testkit::target_dir().join("acl-file-backed-bare.bin"));
-    }
-    for (k, v) in env {
-        r = r.env(k, v);
-    }
-    r.run()
+    with_args(scenarios().bare(), scenario, "bare", env).run()
 }
 
 /// `rc <label> <code>` lines, in order.
 fn codes(o: &Outcome) -> Vec<(String, i32)> {
-    o.stdout
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            (it.next()? == "rc").then_some(())?;
-            Some((it.next()?.to_string(), it.next()?.parse().ok()?))
-        })
-        .collect()
+    o.rc_lines().into_iter().map(|(l, c)| (l, c as i32)).collect()
 }
 
 fn value(o: &Outcome, key: &str) -> Option<i64> {

@@ -5,37 +5,16 @@
 //! whether the vendor saw the call (the simulator's trace), and the rule ID in the log. The
 //! example `examples-c/hixl_demo.cpp` must pass bare and under regcheck.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use testkit::{Link, Outcome, Program, Run};
+use testkit::{Link, Mode, Outcome, Program, Run, Scenarios, MODES};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// The bare program under `LD_PRELOAD=libregcheck.so`.
-    Preload,
-    /// Linked with `-lregcheck` ahead of `-lcann_hixl -lascendcl`.
-    Shared,
-    /// Linked with `libregcheck.a` ahead of `-lcann_hixl -lascendcl`.
-    Static,
-}
-
-const MODES: [Mode; 3] = [Mode::Preload, Mode::Shared, Mode::Static];
 const SRC: &str = "tests/c/hixl_scenarios.cpp";
 const LIBS: &[&str] = &["cann_hixl", "ascendcl"];
 
-fn exe(link: Link) -> PathBuf {
-    static EXES: OnceLock<[PathBuf; 3]> = OnceLock::new();
-    let exes = EXES.get_or_init(|| {
-        [Link::Bare, Link::RegcheckShared, Link::RegcheckStatic]
-            .map(|l| Program::cxx("hixl_scenarios", &[SRC]).link(l).libs(LIBS).build())
-    });
-    exes[match link {
-        Link::Bare => 0,
-        Link::RegcheckShared => 1,
-        Link::RegcheckStatic => 2,
-    }]
-    .clone()
+fn scenarios() -> &'static Scenarios {
+    static S: OnceLock<Scenarios> = OnceLock::new();
+    S.get_or_init(|| Scenarios::build(|l| Program::cxx("hixl_scenarios", &[SRC]).link(l).libs(LIBS)))
 }
 
 fn with_env(mut r: Run, env: &[(&str, &str)]) -> Run {
@@ -46,28 +25,16 @@ fn with_env(mut r: Run, env: &[(&str, &str)]) -> Run {
 }
 
 fn run_in(mode: Mode, scenario: &str, env: &[(&str, &str)]) -> Outcome {
-    let r = match mode {
-        Mode::Preload => Run::new(exe(Link::Bare)).preload(testkit::regcheck().shared),
-        Mode::Shared => Run::new(exe(Link::RegcheckShared)),
-        Mode::Static => Run::new(exe(Link::RegcheckStatic)),
-    };
-    with_env(r.arg(scenario), env).run()
+    with_env(scenarios().run(mode).arg(scenario), env).run()
 }
 
 fn bare(scenario: &str, env: &[(&str, &str)]) -> Outcome {
-    with_env(Run::new(exe(Link::Bare)).arg(scenario), env).run()
+    with_env(scenarios().bare().arg(scenario), env).run()
 }
 
 /// `rc <label> <code>` lines, in order.
 fn codes(o: &Outcome) -> Vec<(String, u32)> {
-    o.stdout
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            (it.next()? == "rc").then_some(())?;
-            Some((it.next()?.to_string(), it.next()?.parse().ok()?))
-        })
-        .collect()
+    o.rc_lines().into_iter().map(|(l, c)| (l, c as u32)).collect()
 }
 
 fn value(o: &Outcome, key: &str) -> Option<i64> {

@@ -5,17 +5,21 @@
 //! * [`regcheck`] builds regcheck itself (release) once per process.
 //! * [`Program`] compiles a C or C++ test program against the simulator's headers and
 //!   libraries, bare or with regcheck linked ahead of the vendor libraries.
+//! * [`Scenarios`] builds one scenario program the three ways regcheck meets the vendor
+//!   ([`Mode`]: `LD_PRELOAD`, `-lregcheck`, `libregcheck.a`).
 //! * [`Run`] runs a program with a clean, traced simulator environment and returns an
 //!   [`Outcome`] (exit status, stdout, stderr) with helpers to inspect the simulator's trace.
 //!
 //! Everything here is safe to call from many test threads and many test processes at once.
 
 mod make;
+mod modes;
 mod paths;
 mod program;
 mod run;
 
 pub use make::{regcheck, sim_lib_dir, Regcheck};
+pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};
 pub use run::{Outcome, Run};
