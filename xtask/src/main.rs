@@ -26,8 +26,10 @@ tasks:
                            links), libregcheck.a, regcheck.h, the CMake package, the pkg-config
                            files, the simulator's libraries and headers, a manifest
   uninstall --prefix DIR   remove what `install` put into DIR (from its manifest)
-  test [ARGS...]           check for the tools the tests use (cc, c++, cmake, pkg-config, make),
-                           then run `cargo test --workspace ARGS...`
+  test [--no-install] [ARGS...]
+                           make sure the tools the tests use are there (cc, c++, cmake,
+                           pkg-config, make, nm, objdump; missing ones are installed, saying
+                           so, unless --no-install), then run `cargo test --workspace ARGS...`
   help                     print this text
 ";
 
