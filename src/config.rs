@@ -60,10 +60,17 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_HIXL_LIB", "path of the real libcann_hixl.so"),
     ("REGCHECK_LARGE_BYTES", "size above which one host registration is reported (default 64G)"),
     ("REGCHECK_HIXL_MAX_REGS", "live registrations allowed per HIXL instance (default 4000)"),
+    (
+        "REGCHECK_MAX_REPEATS",
+        "messages logged per rule (default 100; 0: all); later ones are still enforced and counted",
+    ),
     ("REGCHECK_SUMMARY", "1: print the count of findings per rule at exit"),
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
 ];
+
+/// Messages logged per rule before regcheck goes quiet about it (`REGCHECK_MAX_REPEATS`).
+pub const DEFAULT_MAX_REPEATS: u64 = 100;
 
 /// The effective configuration.
 #[derive(Debug, Clone)]
@@ -82,6 +89,8 @@ pub struct Config {
     pub large_bytes: u64,
     pub hixl_max_regs: u64,
     pub summary: bool,
+    /// Messages logged per rule (0: all).
+    pub max_repeats: u64,
     pub test_panic: TestPanic,
 }
 
@@ -101,6 +110,7 @@ impl Default for Config {
             large_bytes: 64 << 30,
             hixl_max_regs: 4000,
             summary: false,
+            max_repeats: DEFAULT_MAX_REPEATS,
             test_panic: TestPanic::None,
         }
     }
@@ -204,6 +214,12 @@ impl Config {
                 "REGCHECK_HIXL_MAX_REGS" => match v.trim().parse::<u64>() {
                     Ok(n) if n > 0 => c.hixl_max_regs = n,
                     _ => warnings.push(format!("REGCHECK_HIXL_MAX_REGS={v:?} is not a positive number; using 4000")),
+                },
+                "REGCHECK_MAX_REPEATS" => match v.trim().parse::<u64>() {
+                    Ok(n) => c.max_repeats = n,
+                    _ => warnings.push(format!(
+                        "REGCHECK_MAX_REPEATS={v:?} is not a number (0 for no limit); using {DEFAULT_MAX_REPEATS}"
+                    )),
                 },
                 "REGCHECK_SUMMARY" => c.summary = matches!(v.trim(), "1" | "true" | "yes" | "on"),
                 "REGCHECK_TEST_PANIC" => {

@@ -40,18 +40,37 @@ pub fn format_finding(call: &str, args: &str, f: &Finding, outcome: Outcome) -> 
 
 static COUNTS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 
+/// How many messages per rule are logged (0: all); set from `REGCHECK_MAX_REPEATS`.
+static MAX_REPEATS: AtomicU64 = AtomicU64::new(crate::config::DEFAULT_MAX_REPEATS);
+
+/// Set the per-rule message limit (0: unlimited).
+pub fn set_max_repeats(n: u64) {
+    MAX_REPEATS.store(n, Ordering::Relaxed);
+}
+
 /// Log a finding at the level its action asks for, count it, and keep rejections as the
 /// thread's last rejection. Returns the message.
 pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome) -> String {
     let msg = format_finding(call, args, f, outcome);
-    if let Some(c) = COUNTS.get(f.rule.index()) {
-        c.fetch_add(1, Ordering::Relaxed);
-    }
-    match action {
-        Action::Off => {}
-        Action::Info => log::info!(target: "regcheck", "{msg}"),
-        Action::Warn => log::warn!(target: "regcheck", "{msg}"),
-        Action::Error => log::error!(target: "regcheck", "{msg}"),
+    let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
+    let limit = MAX_REPEATS.load(Ordering::Relaxed);
+    let text = if limit == 0 || seen < limit {
+        Some(msg.clone())
+    } else if seen == limit {
+        Some(format!(
+            "{msg} [last report of {} in this process (REGCHECK_MAX_REPEATS={limit}): it is still enforced and counted by REGCHECK_SUMMARY]",
+            f.rule.name()
+        ))
+    } else {
+        None
+    };
+    if let Some(text) = text {
+        match action {
+            Action::Off => {}
+            Action::Info => log::info!(target: "regcheck", "{text}"),
+            Action::Warn => log::warn!(target: "regcheck", "{text}"),
+            Action::Error => log::error!(target: "regcheck", "{text}"),
+        }
     }
     if matches!(outcome, Outcome::Rejected(_)) {
         set_last_rejection(&msg);

@@ -648,3 +648,16 @@ fn end_of_run_summary() {
     let o = run_in(Mode::Shared, "freehost_registered", &[("REGCHECK_SUMMARY", "1")]);
     assert!(o.stderr.contains("1 host registration(s) never unregistered"), "leaks are reported: {}", o.dump());
 }
+
+#[test]
+fn repeated_messages_are_capped_but_still_enforced() {
+    for mode in MODES {
+        let o = run_in(mode, "align_many", &[("REGCHECK_MAX_REPEATS", "3")]);
+        assert_eq!(codes(&o).iter().filter(|(_, c)| *c == 100000).count(), 5, "{}", o.dump());
+        assert_eq!(o.sim_calls(V2), 0);
+        assert_eq!(o.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 3, "{}", o.dump());
+        assert_eq!(o.stderr.matches("last report of ACL-HOSTREG-ALIGN").count(), 1, "{}", o.dump());
+        let all = run_in(mode, "align_many", &[("REGCHECK_MAX_REPEATS", "0")]);
+        assert_eq!(all.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 5, "{}", all.dump());
+    }
+}

@@ -110,6 +110,7 @@ impl Runtime {
             std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
         );
         crate::report::init_logger(&config);
+        crate::report::set_max_repeats(config.max_repeats);
         for w in &warnings {
             log::warn!(target: "regcheck", "{w}");
         }

@@ -144,6 +144,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(s, "align")) {
         char *p = aligned(4 * PAGE);
         rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "align_many")) {
+        char *p = aligned(4 * PAGE);
+        for (int i = 0; i < 5; i++) rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
     } else if (!strcmp(s, "size_pages")) {
         void *p = aligned(2 * PAGE);
         rc("register", aclrtHostRegisterV2(p, 5000, ACL_HOST_REG_MAPPED));
