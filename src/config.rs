@@ -65,6 +65,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "messages logged per rule (default 100; 0: all); later ones are still enforced and counted",
     ),
     ("REGCHECK_SUMMARY", "1: print the count of findings per rule at exit"),
+    ("REGCHECK_ERROR_EXITCODE", "exit with this status at exit when any error-level finding occurred (for CI)"),
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
 ];
@@ -91,6 +92,8 @@ pub struct Config {
     pub summary: bool,
     /// Messages logged per rule (0: all).
     pub max_repeats: u64,
+    /// Exit status to force at exit when error-level findings occurred.
+    pub error_exitcode: Option<i32>,
     pub test_panic: TestPanic,
 }
 
@@ -111,6 +114,7 @@ impl Default for Config {
             hixl_max_regs: 4000,
             summary: false,
             max_repeats: DEFAULT_MAX_REPEATS,
+            error_exitcode: None,
             test_panic: TestPanic::None,
         }
     }
@@ -220,6 +224,10 @@ impl Config {
                     _ => warnings.push(format!(
                         "REGCHECK_MAX_REPEATS={v:?} is not a number (0 for no limit); using {DEFAULT_MAX_REPEATS}"
                     )),
+                },
+                "REGCHECK_ERROR_EXITCODE" => match v.trim().parse::<i32>() {
+                    Ok(n) if (1..=255).contains(&n) => c.error_exitcode = Some(n),
+                    _ => warnings.push(format!("REGCHECK_ERROR_EXITCODE={v:?} is not an exit status from 1 to 255; ignored")),
                 },
                 "REGCHECK_SUMMARY" => c.summary = matches!(v.trim(), "1" | "true" | "yes" | "on"),
                 "REGCHECK_TEST_PANIC" => {

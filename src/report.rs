@@ -43,6 +43,14 @@ static COUNTS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 /// How many messages per rule are logged (0: all); set from `REGCHECK_MAX_REPEATS`.
 static MAX_REPEATS: AtomicU64 = AtomicU64::new(crate::config::DEFAULT_MAX_REPEATS);
 
+/// Findings raised at `error` level in this process (enforced or, in report mode, not).
+static ERRORS: AtomicU64 = AtomicU64::new(0);
+
+/// How many error-level findings this process has had.
+pub fn error_count() -> u64 {
+    ERRORS.load(Ordering::Relaxed)
+}
+
 /// Set the per-rule message limit (0: unlimited).
 pub fn set_max_repeats(n: u64) {
     MAX_REPEATS.store(n, Ordering::Relaxed);
@@ -53,6 +61,9 @@ pub fn set_max_repeats(n: u64) {
 pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome) -> String {
     let msg = format_finding(call, args, f, outcome);
     let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
+    if action == Action::Error {
+        ERRORS.fetch_add(1, Ordering::Relaxed);
+    }
     let limit = MAX_REPEATS.load(Ordering::Relaxed);
     let text = if limit == 0 || seen < limit {
         Some(msg.clone())

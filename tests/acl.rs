@@ -661,3 +661,18 @@ fn repeated_messages_are_capped_but_still_enforced() {
         assert_eq!(all.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 5, "{}", all.dump());
     }
 }
+
+#[test]
+fn error_exit_code_for_ci() {
+    // Report mode: the run goes through, but the exit status says something was wrong.
+    let o = run_in(Mode::Preload, "align", &[("REGCHECK_MODE", "report"), ("REGCHECK_ERROR_EXITCODE", "42")]);
+    assert_eq!(o.code(), Some(42), "{}", o.dump());
+    assert!(o.stderr.contains("exiting with status 42"), "{}", o.dump());
+    let o = run_in(Mode::Static, "align", &[("REGCHECK_ERROR_EXITCODE", "42")]);
+    assert_eq!(o.code(), Some(42), "{}", o.dump());
+    // Warnings alone do not change it; neither does a clean run.
+    let o = run_in(Mode::Shared, "size_pages", &[("REGCHECK_ERROR_EXITCODE", "42")]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    let o = run_in(Mode::Preload, "good", &[("REGCHECK_ERROR_EXITCODE", "42")]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+}

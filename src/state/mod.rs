@@ -96,6 +96,19 @@ pub fn runtime_if_ready() -> Option<&'static Runtime> {
     RUNTIME.get()
 }
 
+static ERROR_EXITCODE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// `REGCHECK_ERROR_EXITCODE`: runs last at exit (registered first).
+extern "C" fn exit_on_errors() {
+    let code = ERROR_EXITCODE.load(Ordering::Relaxed);
+    let errors = crate::report::error_count();
+    if code != 0 && errors > 0 {
+        eprintln!("regcheck: {errors} error-level finding(s) in this process: exiting with status {code} (REGCHECK_ERROR_EXITCODE)");
+        // SAFETY: ends the process with the status asked for; the other exit handlers ran.
+        unsafe { libc::_exit(code) };
+    }
+}
+
 extern "C" fn print_summary() {
     eprintln!("{}", crate::report::summary_text());
     let live = with(|s| s.host_regs.len());
@@ -123,9 +136,14 @@ impl Runtime {
         };
         let actions = config.actions().into_iter().map(|a| AtomicU8::new(a as u8)).collect();
         let page_size = crate::platform::page_size();
-        // SAFETY: the handlers only lock/unlock regcheck's own mutex.
+        // SAFETY: the fork handlers only lock/unlock regcheck's own mutex; the exit handlers
+        // print and may end the process with the status REGCHECK_ERROR_EXITCODE asks for.
         unsafe {
             libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_child));
+            if let Some(code) = config.error_exitcode {
+                ERROR_EXITCODE.store(code, Ordering::Relaxed);
+                libc::atexit(exit_on_errors);
+            }
             if config.summary {
                 libc::atexit(print_summary);
             }
