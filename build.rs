@@ -28,7 +28,7 @@ fn generate_header(root: &std::path::Path) {
     }
 }
 
-/// Link arguments of the cdylib (owned by the packaging work, see docs/packaging.md): the
+/// Link arguments of the cdylib (see the README, "The shared library's SONAME and exports"): the
 /// SONAME (`libregcheck.so.0.<minor>` before 1.0, `libregcheck.so.<major>` from 1.0 on) and
 /// the export list `link/regcheck.map`. Only the cdylib gets them; the staticlib and the rlib
 /// are untouched.

@@ -1,7 +1,7 @@
 //! Project tasks, run as `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! * `demo`: the README's main job (build, then run examples-c's demo bare and under regcheck);
-//! * `install` / `uninstall`: the drop-in packaging of issue 4 (docs/packaging.md);
+//! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there).
 
 mod artifacts;
