@@ -1,6 +1,6 @@
 //! The vendor's return codes that regcheck returns or recognises.
 
-/// ACL `aclError` values (vendor-facts section 3).
+/// ACL `aclError` values (the vendor's documented interface).
 pub mod acl {
     pub const SUCCESS: i32 = 0;
     pub const INVALID_PARAM: i32 = 100000;
@@ -15,7 +15,7 @@ pub mod acl {
     pub const HOST_MEMORY_NOT_REGISTERED: i32 = 507911;
 }
 
-/// HIXL `Status` values (vendor-facts section 7).
+/// HIXL `Status` values (the vendor's documented interface).
 pub mod hixl {
     pub const SUCCESS: u32 = 0;
     pub const PARAM_INVALID: u32 = 103900;

@@ -5,7 +5,7 @@
 //! 2. an already loaded vendor library, opened with `RTLD_NOLOAD` (this also covers a vendor
 //!    loaded `RTLD_LOCAL` by `dlopen` or Python's ctypes, which `RTLD_NEXT` cannot see);
 //! 3. the path in `REGCHECK_ACL_LIB` / `REGCHECK_HIXL_LIB`;
-//! 4. the vendor's install roots (vendor-facts §1).
+//! 4. the vendor's install roots (the vendor's documented interface).
 //!
 //! A found function is cached for the life of the process; a miss is not cached (the vendor
 //! may be loaded later), and is logged with every place tried, once per symbol.

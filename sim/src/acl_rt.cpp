@@ -1,6 +1,6 @@
 // libacl_rt.so of the simulator: the whole ACL runtime state and every ACL entry point.
 //
-// Behaviour follows ../../shared/vendor-facts.md sections 2-6 (the runtime's own checks,
+// Behaviour follows the vendor's public documentation (the runtime's own checks,
 // then the "driver"'s). Every exported function is also exported as `aclsim_impl_<name>`
 // (see acl_api.def) for the forwarding stubs of libascendcl.so.
 #include <errno.h>
@@ -179,7 +179,7 @@ struct SocEntry {
     Family family;
 };
 
-// Product table (vendor-facts section 5), kept as data. Exact names; the 950 parts by prefix.
+// Product table (the vendor's documented interface), kept as data. Exact names; the 950 parts by prefix.
 const SocEntry kSocTable[] = {
     {"Ascend910B1", Family::A2},        {"Ascend910B2", Family::A2},
     {"Ascend910B2C", Family::A2},       {"Ascend910B3", Family::A2},

@@ -1,4 +1,4 @@
-// hixl::Hixl of the simulator (libcann_hixl.so): vendor-facts sections 7 and 8.
+// hixl::Hixl of the simulator (libcann_hixl.so): the vendor's documented interface.
 //
 // Engines that Initialize in this process register in a process-global table under their
 // `local_engine` name; Connect finds the remote engine there. Links are per side: A.Connect(B)

@@ -1,4 +1,4 @@
-// The HixlCS client/server C API of the simulator (libcann_hixl.so): vendor-facts section 9.
+// The HixlCS client/server C API of the simulator (libcann_hixl.so): the vendor's documented interface.
 //
 // A server is known in the process by "server_ip:server_port" once it listens; a client created
 // with the same ip and port connects to it. Batch transfers copy bytes between the client's and

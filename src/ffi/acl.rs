@@ -1,5 +1,5 @@
 //! The ACL runtime's host-memory functions, exported under the vendor's names and exact
-//! prototypes (vendor-facts §2). Each is one call into [`crate::frontend::acl`].
+//! prototypes (the vendor's documented interface). Each is one call into [`crate::frontend::acl`].
 //! Kept out of `regcheck.h`: applications take these declarations from `acl/acl_rt.h`.
 //!
 //! Safety: each function has the vendor's contract (the CANN API reference). regcheck never

@@ -1,5 +1,5 @@
-//! The `hixl::Hixl` members (Itanium-mangled names, vendor-facts §7) and the `HixlCS*` C API
-//! (vendor-facts §9), exported under the vendor's names. Each is one call into
+//! The `hixl::Hixl` members (Itanium-mangled names, the vendor's documented interface) and the `HixlCS*` C API
+//! (the vendor's documented interface), exported under the vendor's names. Each is one call into
 //! [`crate::frontend::hixl`]. Kept out of `regcheck.h`: applications take these
 //! declarations from `hixl/hixl.h` and `cs/hixl_cs.h`.
 //!

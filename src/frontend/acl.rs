@@ -47,7 +47,7 @@ macro_rules! vendor {
 
 /// The vendor's `aclrtGetSocName()`, when it answers.
 pub fn vendor_soc_name() -> Option<String> {
-    // SAFETY: prototype from vendor-facts §2; the result is a NUL-terminated static string.
+    // SAFETY: prototype from the vendor's documented interface; the result is a NUL-terminated static string.
     let f = unsafe { GET_SOC_NAME.get_fn::<GetSocNameFn>() }?;
     let p = unsafe { f() };
     if p.is_null() {

@@ -837,7 +837,7 @@ fn cs_key(side: CsSide, desc: *const c_void) -> Option<String> {
         CsSide::Server => (8, 16),
         CsSide::Client => (16, 24),
     };
-    // SAFETY: `desc` is the application's HixlServerDesc/HixlClientDesc (vendor-facts §9).
+    // SAFETY: `desc` is the application's HixlServerDesc/HixlClientDesc (the vendor's documented interface).
     let (ip, port) = unsafe {
         let b = desc.cast::<u8>();
         (b.add(ip_off).cast::<*const c_char>().read_unaligned(), b.add(port_off).cast::<u32>().read_unaligned())

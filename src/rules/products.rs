@@ -1,4 +1,4 @@
-//! Product families by `aclrtGetSocName()` string, and what each supports (vendor-facts §5).
+//! Product families by `aclrtGetSocName()` string, and what each supports (the vendor's documented interface).
 //! Kept as data: a new SoC string is one line here.
 
 /// A product family.

@@ -1,5 +1,5 @@
 /*
- * cs/hixl_cs.h - the HIXL client/server C API of libcann_hixl.so (vendor-facts section 9),
+ * cs/hixl_cs.h - the HIXL client/server C API of libcann_hixl.so (the vendor's documented interface),
  * written for the regcheck simulator. Like the vendor's header it is C++-only (default member
  * initialisers), with extern "C" functions.
  */

@@ -1,6 +1,6 @@
 /*
  * hcomm/hcomm_res_defs.h - the communication-resource types used by cs/hixl_cs.h, written for
- * the regcheck simulator. CommMemType and CommMem follow vendor-facts section 9; EndpointDesc
+ * the regcheck simulator. CommMemType and CommMem follow the vendor's documented interface; EndpointDesc
  * is the simulator's own minimal stand-in (it is only passed by pointer and never read).
  */
 #ifndef ACLSIM_HCOMM_HCOMM_RES_DEFS_H_

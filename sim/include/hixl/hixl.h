@@ -1,5 +1,5 @@
 /*
- * hixl/hixl.h - class hixl::Hixl as exported by libcann_hixl.so (vendor-facts section 7),
+ * hixl/hixl.h - class hixl::Hixl as exported by libcann_hixl.so (the vendor's documented interface),
  * written for the regcheck simulator. Non-virtual members; one std::unique_ptr member.
  */
 #ifndef ACLSIM_HIXL_HIXL_H_

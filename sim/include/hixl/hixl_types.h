@@ -1,5 +1,5 @@
 /*
- * hixl/hixl_types.h - HIXL types, as in the vendor's header (vendor-facts section 7), written
+ * hixl/hixl_types.h - HIXL types, as in the vendor's header (the vendor's documented interface), written
  * for the regcheck simulator.
  */
 #ifndef ACLSIM_HIXL_HIXL_TYPES_H_
