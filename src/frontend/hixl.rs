@@ -827,22 +827,47 @@ impl CsSide {
     }
 }
 
-/// `server_ip:server_port` of a `HixlServerDesc` (ip at offset 8) or `HixlClientDesc`
-/// (ip at offset 16), both 128-byte structs.
+/// A NUL-terminated string at an address read out of a caller's struct whose layout differs
+/// between HIXL releases: only read when the address lies in a readable mapping, and never
+/// past that mapping's end or `max` bytes. `None` when it is not a UTF-8 string.
+fn checked_c_string(p: *const c_char, max: usize) -> Option<String> {
+    let start = p as usize;
+    if start == 0 {
+        return None;
+    }
+    let view = memmap::query(start, start.checked_add(1)?, false).ok()?;
+    let m = view.mappings.first().filter(|m| m.readable && m.start <= start && start < m.end)?;
+    let len = max.min(m.end - start);
+    // SAFETY: [start, start + len) lies inside one readable mapping of the process.
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
+    let n = bytes.iter().position(|&b| b == 0)?;
+    let text = std::str::from_utf8(&bytes[..n]).ok()?;
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// `server_ip:server_port` of a `HixlServerDesc` / `HixlClientDesc`. Their layout changed
+/// between HIXL releases (current: `endpoint_list, server_ip, server_port, ...`, 128 bytes for
+/// the server, `local_endpoint, remote_endpoint, server_ip, server_port, ...` for the client;
+/// earlier: `server_ip, server_port, ...` first), so both are tried, and a pointer is only
+/// followed into readable memory. `None` when neither layout yields an address.
 fn cs_key(side: CsSide, desc: *const c_void) -> Option<String> {
     if desc.is_null() {
         return None;
     }
-    let (ip_off, port_off) = match side {
+    let current = match side {
         CsSide::Server => (8, 16),
         CsSide::Client => (16, 24),
     };
-    // SAFETY: `desc` is the application's HixlServerDesc/HixlClientDesc (the vendor's documented interface).
-    let (ip, port) = unsafe {
-        let b = desc.cast::<u8>();
-        (b.add(ip_off).cast::<*const c_char>().read_unaligned(), b.add(port_off).cast::<u32>().read_unaligned())
-    };
-    Some(format!("{}:{port}", c_string(ip)?))
+    [current, (0, 8)].into_iter().find_map(|(ip_off, port_off)| {
+        // SAFETY: `desc` points to the application's descriptor, at least 32 bytes in every
+        // release; the words are read unaligned and the pointer is checked before use.
+        let (ip, port) = unsafe {
+            let b = desc.cast::<u8>();
+            (b.add(ip_off).cast::<*const c_char>().read_unaligned(), b.add(port_off).cast::<u32>().read_unaligned())
+        };
+        let ip = checked_c_string(ip, 256).filter(|ip| ip.chars().all(|c| c.is_ascii_graphic()))?;
+        (port <= u32::from(u16::MAX)).then(|| format!("{ip}:{port}"))
+    })
 }
 
 /// `HixlCSServerCreate(desc, config, &handle)` / `HixlCSClientCreate(desc, config, &handle)`.
@@ -860,7 +885,15 @@ pub unsafe fn cs_create(side: CsSide, desc: *const c_void, config: *const CsConf
         |rt| {
             let key = cs_key(side, desc);
             // SAFETY: `config` is the application's HixlServerConfig/HixlClientConfig.
-            let grc = if config.is_null() { None } else { c_string(unsafe { (*config).global_resource_config }) };
+            // Earlier releases have only reserved (zeroed) bytes there: checked before it is read.
+            let grc = if config.is_null() {
+                None
+            } else {
+                checked_c_string(
+                    unsafe { std::ptr::addr_of!((*config).global_resource_config).read_unaligned() },
+                    1 << 16,
+                )
+            };
             let opts = rules::parse_cs_config(grc.as_deref());
             note_options(rt, &format!("{call}({})", key.as_deref().unwrap_or("?")), &opts);
             Ok((key, opts))
@@ -1091,6 +1124,34 @@ pub unsafe fn cs_destroy(side: CsSide, h: *mut c_void) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn desc_with(words: &[(usize, u64)]) -> [u64; 16] {
+        let mut d = [0u64; 16];
+        for &(off, v) in words {
+            d[off / 8] = v;
+        }
+        d
+    }
+
+    #[test]
+    fn cs_descriptors_of_both_layouts_are_read_safely() {
+        let ip = c"127.0.0.1";
+        let ip_ptr = ip.as_ptr() as u64;
+        // Current server layout: endpoint_list, server_ip, server_port, ...
+        let d = desc_with(&[(0, 0x1000), (8, ip_ptr), (16, 26000)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Earlier layout: server_ip, server_port, ...: the port word is not followed as a pointer.
+        let d = desc_with(&[(0, ip_ptr), (8, 26000), (16, 0x1000)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Current client layout: local_endpoint, remote_endpoint, server_ip, server_port.
+        let d = desc_with(&[(16, ip_ptr), (24, 26000)]);
+        assert_eq!(cs_key(CsSide::Client, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Garbage pointers are never dereferenced.
+        let d = desc_with(&[(0, 0x10), (8, 0xdead_0000_0000), (16, 7)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), None);
+        assert_eq!(cs_key(CsSide::Server, std::ptr::null()), None);
+        assert_eq!(checked_c_string(std::ptr::null(), 10), None);
+    }
 
     #[test]
     fn ops_vector_reading() {
