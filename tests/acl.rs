@@ -576,6 +576,8 @@ fn fork_child_has_usable_state_and_the_parents_registrations() {
         assert_eq!(value(&o, "child_exit"), Some(0), "{}", o.dump());
         assert_eq!(get("parent_unregister"), Some(0), "the parent's state is its own: {}", o.dump());
         assert!(o.stderr.contains("[ACL-HOSTREG-OVERLAP]"), "{}", o.dump());
+        assert!(o.stderr.contains("forked with 1 live host registration(s)"), "the child is told, once: {}", o.dump());
+        assert_eq!(o.stderr.matches("forked with").count(), 1, "{}", o.dump());
     }
 }
 
@@ -675,4 +677,14 @@ fn error_exit_code_for_ci() {
     assert_eq!(o.code(), Some(0), "{}", o.dump());
     let o = run_in(Mode::Preload, "good", &[("REGCHECK_ERROR_EXITCODE", "42")]);
     assert_eq!(o.code(), Some(0), "{}", o.dump());
+}
+
+#[test]
+fn forking_while_another_thread_logs_never_hangs_the_child() {
+    for mode in MODES {
+        // Unlimited messages, so the other thread is always inside the logger.
+        let o = run_in(mode, "fork_while_logging", &[("REGCHECK_MAX_REPEATS", "0")]);
+        assert_eq!(o.code(), Some(0), "{}", o.dump());
+        assert_eq!(value(&o, "children_failed"), Some(0), "{}", o.dump());
+    }
 }

@@ -91,6 +91,7 @@ pub(crate) fn run<C, R>(
     }
     let context = {
         let _busy = Busy::enter();
+        state::report_fork();
         match guarded(call, "checking", || {
             forced_panic(rt, TestPanic::Check);
             check(rt)

@@ -40,26 +40,58 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
     f(&mut guard)
 }
 
-thread_local! {
-    static FORK_GUARD: RefCell<Option<MutexGuard<'static, State>>> = const { RefCell::new(None) };
+/// Every lock regcheck's code can hold, taken before `fork()` so that the child does not
+/// inherit one held by another thread (the child has only the forking thread).
+struct ForkLocks {
+    _stderr: std::io::StderrLock<'static>,
+    _noted: Option<MutexGuard<'static, HashSet<String>>>,
+    _soc: Option<MutexGuard<'static, Option<String>>>,
+    _state: MutexGuard<'static, State>,
 }
+
+thread_local! {
+    static FORK_LOCKS: RefCell<Option<ForkLocks>> = const { RefCell::new(None) };
+}
+
+/// Live host registrations at the last `fork()`, reported by the child's next call (a fork
+/// handler must not log: that takes locks and allocates).
+static FORKED_WITH_LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 extern "C" fn fork_prepare() {
-    let guard = STATE.lock().unwrap_or_else(PoisonError::into_inner);
-    let _ = FORK_GUARD.try_with(|g| *g.borrow_mut() = Some(guard));
+    // Always the same order: STATE, then the runtime's mutexes, then stderr.
+    let state = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    let rt = runtime_if_ready();
+    let soc = rt.map(|rt| rt.soc.lock().unwrap_or_else(PoisonError::into_inner));
+    let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
+    let locks = ForkLocks { _stderr: std::io::stderr().lock(), _noted: noted, _soc: soc, _state: state };
+    let _ = FORK_LOCKS.try_with(|g| *g.borrow_mut() = Some(locks));
 }
 
-extern "C" fn fork_release() {
-    let _ = FORK_GUARD.try_with(|g| g.borrow_mut().take());
+extern "C" fn fork_parent() {
+    let _ = FORK_LOCKS.try_with(|g| g.borrow_mut().take());
 }
 
 extern "C" fn fork_child() {
-    fork_release();
-    let live = with(|s| s.host_regs.len());
+    let live = FORK_LOCKS
+        .try_with(|g| {
+            let live = g.borrow().as_ref().map_or(0, |l| l._state.host_regs.len());
+            g.borrow_mut().take();
+            live
+        })
+        .unwrap_or(0);
+    FORKED_WITH_LIVE.store(live, Ordering::Relaxed);
+}
+
+/// Called at the start of each intercepted call: the report a fork handler could not make.
+pub fn report_fork() {
+    if FORKED_WITH_LIVE.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let live = FORKED_WITH_LIVE.swap(0, Ordering::Relaxed);
     if live > 0 {
         log::warn!(
             target: "regcheck",
-            "fork() with {live} live host registration(s): the child inherits regcheck's records, but registered (pinned) pages are shared copy-on-write with the parent; do not use them for DMA in both processes"
+            "this process was forked with {live} live host registration(s): it inherits regcheck's records, but registered (pinned) pages are shared copy-on-write with the parent; do not use them for DMA in both processes"
         );
     }
 }
@@ -139,7 +171,7 @@ impl Runtime {
         // SAFETY: the fork handlers only lock/unlock regcheck's own mutex; the exit handlers
         // print and may end the process with the status REGCHECK_ERROR_EXITCODE asks for.
         unsafe {
-            libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_child));
+            libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
             if let Some(code) = config.error_exitcode {
                 ERROR_EXITCODE.store(code, Ordering::Relaxed);
                 libc::atexit(exit_on_errors);

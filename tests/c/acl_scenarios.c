@@ -97,6 +97,19 @@ static void *register_many(void *arg) {
     return NULL;
 }
 
+static volatile int stop_noise;
+
+static void *noisy_thread(void *arg) {
+    (void)arg;
+    if (aclrtSetDevice(0) != 0) return NULL;
+    char *p = aligned(4 * PAGE);
+    while (!stop_noise) {
+        aclrtHostRegisterV2(p + 8, PAGE, ACL_HOST_REG_MAPPED); /* rejected and logged */
+        if (aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED) == 0) aclrtHostUnregister(p);
+    }
+    return NULL;
+}
+
 static void *no_context_thread(void *arg) {
     int *out = arg;
     void *p = aligned(PAGE);
@@ -280,6 +293,29 @@ int main(int argc, char **argv) {
         }
         printf("failures %d\n", failures);
         printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "fork_while_logging")) {
+        /* Another thread keeps regcheck logging and registering while this one forks: every
+         * child must be able to use regcheck (and its log) at once, never hang. */
+        pthread_t t;
+        stop_noise = 0;
+        pthread_create(&t, NULL, noisy_thread, NULL);
+        int bad = 0;
+        for (int i = 0; i < 40; i++) {
+            pid_t pid = fork();
+            if (pid < 0) die("fork");
+            if (pid == 0) {
+                char *p = aligned(2 * PAGE);
+                int a = aclrtHostRegisterV2(p + 8, PAGE, ACL_HOST_REG_MAPPED);
+                int b = aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED);
+                _exit(b == 0 && a != 0 ? 0 : 1);
+            }
+            int status = 0;
+            waitpid(pid, &status, 0);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) bad++;
+        }
+        stop_noise = 1;
+        pthread_join(t, NULL);
+        printf("children_failed %d\n", bad);
     } else if (!strcmp(s, "fork")) {
         char *p = aligned(4 * PAGE);
         rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
