@@ -14,6 +14,21 @@ use std::ffi::{c_void, CStr, CString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// Call a vendor function through its [`Symbol`]: `call_vendor!(SYMBOL, FnType, missing; args..)`
+/// evaluates to the function's result, or to `missing` when no vendor library defines it
+/// (`()` for functions returning nothing).
+macro_rules! call_vendor {
+    ($sym:expr, $ty:ty, $missing:expr; $($arg:expr),*) => {
+        // SAFETY: the symbol is the vendor's function of this exact prototype; the arguments
+        // are the caller's own, passed through unchanged.
+        match unsafe { $sym.get_fn::<$ty>() } {
+            Some(f) => unsafe { f($($arg),*) },
+            None => $missing,
+        }
+    };
+}
+pub(crate) use call_vendor;
+
 /// Which vendor library a symbol lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Library {

@@ -688,3 +688,30 @@ fn forking_while_another_thread_logs_never_hangs_the_child() {
         assert_eq!(value(&o, "children_failed"), Some(0), "{}", o.dump());
     }
 }
+
+#[test]
+fn registrations_end_with_the_device_or_aclfinalize() {
+    let want = [
+        ("register", 0),
+        ("set_again", 0),
+        ("reset_once", 0),
+        ("still_registered", 507910),
+        ("reset_last", 0),
+        ("set", 0),
+        ("register_after_reset", 0),
+        ("finalize", 0),
+        ("init", 0),
+        ("set_after_init", 0),
+        ("register_after_finalize", 0),
+        ("unregister", 0),
+    ]
+    .map(|(l, c)| (l.to_string(), c))
+    .to_vec();
+    assert_eq!(codes(&bare("device_lifetime", &[])), want, "the vendor's behaviour");
+    for mode in MODES {
+        let o = run_in(mode, "device_lifetime", &[]);
+        assert_eq!(codes(&o), want, "{}", o.dump());
+        assert_eq!(value(&o, "live"), Some(0), "{}", o.dump());
+        assert_eq!(o.sim_calls(V2), 3, "only the overlap is stopped by regcheck: {}", o.dump());
+    }
+}

@@ -32,6 +32,9 @@ const ACL_EXPORTS: &[&str] = &[
     "aclrtFreeHost",
     "aclrtMalloc",
     "aclrtFree",
+    "aclrtSetDevice",
+    "aclrtResetDevice",
+    "aclFinalize",
 ];
 
 fn soversion() -> String {

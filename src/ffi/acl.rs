@@ -58,3 +58,22 @@ pub unsafe extern "C" fn aclrtMalloc(dev_ptr: *mut *mut c_void, size: usize, pol
 pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> i32 {
     frontend::acl::free(dev_ptr)
 }
+
+/// `aclError aclrtSetDevice(int32_t deviceId)`: forwarded, counted (device lifetime).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> i32 {
+    frontend::acl::set_device(device_id)
+}
+
+/// `aclError aclrtResetDevice(int32_t deviceId)`: forwarded; the device's registrations are
+/// forgotten when the vendor releases the device.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> i32 {
+    frontend::acl::reset_device(device_id)
+}
+
+/// `aclError aclFinalize(void)`: forwarded; every registration is forgotten.
+#[no_mangle]
+pub unsafe extern "C" fn aclFinalize() -> i32 {
+    frontend::acl::finalize()
+}

@@ -10,7 +10,7 @@ use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall}
 use crate::rules::Finding;
 use crate::state::registry::HostReg;
 use crate::state::{self, Runtime};
-use crate::vendor::{Library, Symbol};
+use crate::vendor::{call_vendor, Library, Symbol};
 
 type HostRegisterV2Fn = unsafe extern "C" fn(*mut c_void, u64, u32) -> i32;
 type HostRegisterFn = unsafe extern "C" fn(*mut c_void, u64, u32, *mut *mut c_void) -> i32;
@@ -19,6 +19,8 @@ type GetDevicePointerFn = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, u3
 type MallocHostFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
 type MallocFn = unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> i32;
 type GetDeviceFn = unsafe extern "C" fn(*mut i32) -> i32;
+type DeviceFn = unsafe extern "C" fn(i32) -> i32;
+type VoidFn = unsafe extern "C" fn() -> i32;
 type GetCurrentContextFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
 type GetSocNameFn = unsafe extern "C" fn() -> *const c_char;
 
@@ -30,20 +32,12 @@ static MALLOC_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtMallocHost");
 static FREE_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtFreeHost");
 static MALLOC: Symbol = Symbol::new(Library::Acl, c"aclrtMalloc");
 static FREE: Symbol = Symbol::new(Library::Acl, c"aclrtFree");
+static SET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtSetDevice");
+static RESET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDevice");
+static FINALIZE: Symbol = Symbol::new(Library::Acl, c"aclFinalize");
 static GET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtGetDevice");
 static GET_CURRENT_CONTEXT: Symbol = Symbol::new(Library::Acl, c"aclrtGetCurrentContext");
 static GET_SOC_NAME: Symbol = Symbol::new(Library::Acl, c"aclrtGetSocName");
-
-/// Call the vendor's function, or return `ACL_ERROR_API_NOT_SUPPORT` when it is missing.
-macro_rules! vendor {
-    ($sym:expr, $ty:ty, $($arg:expr),*) => {
-        // SAFETY: the symbol is the vendor's function of this exact prototype.
-        match unsafe { $sym.get_fn::<$ty>() } {
-            Some(f) => unsafe { f($($arg),*) },
-            None => code::API_NOT_SUPPORT,
-        }
-    };
-}
 
 /// The vendor's `aclrtGetSocName()`, when it answers.
 pub fn vendor_soc_name() -> Option<String> {
@@ -185,7 +179,7 @@ pub unsafe fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
     run(
         "aclrtHostRegisterV2",
         |rt| check_register(rt, RegArgs { call: RegCall::V2 { flag }, ptr: ptr as usize, size }),
-        || vendor!(HOST_REGISTER_V2, HostRegisterV2Fn, ptr, size, flag),
+        || call_vendor!(HOST_REGISTER_V2, HostRegisterV2Fn, code::API_NOT_SUPPORT; ptr, size, flag),
         |_, (a, device), ret| record_register(a, device, *ret),
     )
 }
@@ -201,7 +195,7 @@ pub unsafe fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut 
             let call = RegCall::V1 { ty, dev_ptr_null: dev_ptr.is_null() };
             check_register(rt, RegArgs { call, ptr: ptr as usize, size })
         },
-        || vendor!(HOST_REGISTER, HostRegisterFn, ptr, size, ty, dev_ptr),
+        || call_vendor!(HOST_REGISTER, HostRegisterFn, code::API_NOT_SUPPORT; ptr, size, ty, dev_ptr),
         |_, (a, device), ret| record_register(a, device, *ret),
     )
 }
@@ -225,7 +219,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 Verdict::Forward => Ok(device),
             }
         },
-        || vendor!(HOST_UNREGISTER, PtrFn, ptr),
+        || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
         |_, device, ret| {
             // A failed unregister keeps the entry: the registration is still live.
             if *ret == code::SUCCESS {
@@ -257,7 +251,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
                 Verdict::Forward => Ok(()),
             }
         },
-        || vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, p_host, p_device, flag),
+        || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
         |_, (), _| {},
     )
 }
@@ -270,7 +264,7 @@ pub unsafe fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
     run(
         "aclrtMallocHost",
         |_| Ok(()),
-        || vendor!(MALLOC_HOST, MallocHostFn, host_ptr, size),
+        || call_vendor!(MALLOC_HOST, MallocHostFn, code::API_NOT_SUPPORT; host_ptr, size),
         |_, (), ret| {
             if *ret == code::SUCCESS && !host_ptr.is_null() {
                 // SAFETY: the vendor succeeded, so *host_ptr holds the allocation.
@@ -302,7 +296,7 @@ pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
                 Verdict::Forward => Ok(()),
             }
         },
-        || vendor!(FREE_HOST, PtrFn, host_ptr),
+        || call_vendor!(FREE_HOST, PtrFn, code::API_NOT_SUPPORT; host_ptr),
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| s.host_allocs.remove(host_ptr as usize));
@@ -320,7 +314,7 @@ pub unsafe fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32
     run(
         "aclrtMalloc",
         |_| Ok(()),
-        || vendor!(MALLOC, MallocFn, dev_ptr, size, policy),
+        || call_vendor!(MALLOC, MallocFn, code::API_NOT_SUPPORT; dev_ptr, size, policy),
         |_, (), ret| {
             if *ret == code::SUCCESS && !dev_ptr.is_null() {
                 // SAFETY: the vendor succeeded, so *dev_ptr holds the allocation.
@@ -341,10 +335,81 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> i32 {
     run(
         "aclrtFree",
         |_| Ok(()),
-        || vendor!(FREE, PtrFn, dev_ptr),
+        || call_vendor!(FREE, PtrFn, code::API_NOT_SUPPORT; dev_ptr),
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| s.dev_allocs.remove(dev_ptr as usize));
+            }
+        },
+    )
+}
+
+/// `aclrtSetDevice(deviceId)`: forwarded; counted, so that regcheck knows when the vendor
+/// really resets the device.
+pub fn set_device(device: i32) -> i32 {
+    run(
+        "aclrtSetDevice",
+        |_| Ok(()),
+        || call_vendor!(SET_DEVICE, DeviceFn, code::API_NOT_SUPPORT; device),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| *s.device_refs.entry(device).or_insert(0) += 1);
+            }
+        },
+    )
+}
+
+/// `aclrtResetDevice(deviceId)`: when the last `aclrtSetDevice` of the device is matched, the
+/// vendor releases the device and its host registrations; regcheck forgets them too (else a
+/// later, valid registration of the same memory would look like an overlap).
+pub fn reset_device(device: i32) -> i32 {
+    run(
+        "aclrtResetDevice",
+        |_| Ok(()),
+        || call_vendor!(RESET_DEVICE, DeviceFn, code::API_NOT_SUPPORT; device),
+        |_, (), ret| {
+            if *ret != code::SUCCESS {
+                return;
+            }
+            let dropped = state::with(|s| {
+                let refs = s.device_refs.entry(device).or_insert(0);
+                *refs = refs.saturating_sub(1);
+                if *refs == 0 {
+                    s.device_refs.remove(&device);
+                    s.host_regs.remove_device(device)
+                } else {
+                    0
+                }
+            });
+            if dropped > 0 {
+                log::info!(
+                    target: "regcheck",
+                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) still live; they are gone now (unregister before resetting)"
+                );
+            }
+        },
+    )
+}
+
+/// `aclFinalize()`: the vendor releases everything, host registrations included.
+pub fn finalize() -> i32 {
+    run(
+        "aclFinalize",
+        |_| Ok(()),
+        || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;),
+        |_, (), ret| {
+            if *ret != code::SUCCESS {
+                return;
+            }
+            let dropped = state::with(|s| {
+                s.device_refs.clear();
+                s.host_regs.clear()
+            });
+            if dropped > 0 {
+                log::info!(
+                    target: "regcheck",
+                    "aclFinalize with {dropped} host registration(s) still live; the vendor released them (unregister before finalizing)"
+                );
             }
         },
     )

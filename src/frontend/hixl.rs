@@ -25,7 +25,7 @@ use crate::rules::hixl::{
 use crate::rules::Finding;
 use crate::state::hixl::{CsEndpoint, HixlReg, Instance, Phase, RegSet};
 use crate::state::{self, Runtime};
-use crate::vendor::{Library, Symbol};
+use crate::vendor::{call_vendor, Library, Symbol};
 
 /// Returned when the vendor's function cannot be found (`ACL_ERROR_API_NOT_SUPPORT`, the
 /// code regcheck's resolver names in its log; HIXL passes raw ACL codes through).
@@ -92,27 +92,6 @@ type CsRegMemFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_char, *const
 type CsHandleFn = unsafe extern "C-unwind" fn(*mut c_void, *mut c_void) -> u32;
 type CsDestroyFn = unsafe extern "C-unwind" fn(*mut c_void) -> u32;
 type CsConnectFn = unsafe extern "C-unwind" fn(*mut c_void, u32) -> u32;
-
-/// Call a vendor function returning a status, or return [`VENDOR_MISSING`].
-macro_rules! vendor {
-    ($sym:expr, $ty:ty, $($arg:expr),*) => {
-        // SAFETY: the symbol is the vendor's function of this exact prototype.
-        match unsafe { $sym.get_fn::<$ty>() } {
-            Some(f) => unsafe { f($($arg),*) },
-            None => VENDOR_MISSING,
-        }
-    };
-}
-
-/// Call a vendor function returning nothing (nothing happens when it is missing).
-macro_rules! vendor_void {
-    ($sym:expr, $ty:ty, $($arg:expr),*) => {
-        // SAFETY: the symbol is the vendor's function of this exact prototype.
-        if let Some(f) = unsafe { $sym.get_fn::<$ty>() } {
-            unsafe { f($($arg),*) }
-        }
-    };
-}
 
 /// `hixl::MemDesc` (144 bytes; only `addr` and `len` are read).
 #[repr(C)]
@@ -378,7 +357,7 @@ pub unsafe fn construct(this: *mut c_void, which: Structor) {
     run(
         "Hixl::Hixl",
         |_| Ok(()),
-        || vendor_void!(sym, ThisFn, this),
+        || call_vendor!(sym, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| s.hixl.instances.insert(this as usize, Instance::default()));
         },
@@ -403,7 +382,7 @@ pub unsafe fn destruct(this: *mut c_void, which: Structor) {
             }
             Ok(())
         },
-        || vendor_void!(sym, ThisFn, this),
+        || call_vendor!(sym, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| s.hixl.instances.remove(&(this as usize)));
         },
@@ -440,7 +419,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
             let ctx = vendor_current_context();
             Ok((name, opts, ctx, this_thread()))
         },
-        || vendor!(INITIALIZE, InitializeFn, this, local_engine, options),
+        || call_vendor!(INITIALIZE, InitializeFn, VENDOR_MISSING; this, local_engine, options),
         |_, (name, opts, ctx, thread), ret| {
             if *ret != code::SUCCESS {
                 return;
@@ -475,7 +454,7 @@ pub unsafe fn finalize(this: *mut c_void) {
             }
             Ok(())
         },
-        || vendor_void!(FINALIZE, ThisFn, this),
+        || call_vendor!(FINALIZE, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| {
                 if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
@@ -570,7 +549,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             reject_or(rt, "Hixl::RegisterMem", &reg_args_text(&a, None), &checks.findings)?;
             Ok(Some(a))
         },
-        || vendor!(REGISTER_MEM, RegisterMemFn, this, mem, ty, handle),
+        || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
         |_, a, ret| {
             let (Some(a), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
@@ -618,7 +597,7 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
             }
             reject_or(rt, "Hixl::DeregisterMem", &format!("mem_handle=0x{h:x}"), &findings)
         },
-        || vendor!(DEREGISTER_MEM, DeregisterMemFn, this, handle),
+        || call_vendor!(DEREGISTER_MEM, DeregisterMemFn, VENDOR_MISSING; this, handle),
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| {
@@ -680,7 +659,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
             }
             Ok(with_ascend_bytes(remote, <[u8]>::to_vec))
         },
-        || vendor!(which.symbol(), ConnectFn, this, remote, timeout),
+        || call_vendor!(which.symbol(), ConnectFn, VENDOR_MISSING; this, remote, timeout),
         |_, name, ret| {
             let Some(name) = name else { return };
             state::with(|s| {
@@ -774,7 +753,7 @@ pub unsafe fn transfer_sync(
     run(
         "Hixl::TransferSync",
         |rt| check_transfer(rt, "Hixl::TransferSync", this, remote, op, ops),
-        || vendor!(TRANSFER_SYNC, TransferSyncFn, this, remote, op, ops, timeout),
+        || call_vendor!(TRANSFER_SYNC, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
         |_, (), _| {},
     )
 }
@@ -797,7 +776,7 @@ pub unsafe fn transfer_async(
     run(
         "Hixl::TransferAsync",
         |rt| check_transfer(rt, "Hixl::TransferAsync", this, remote, op, ops),
-        || vendor!(TRANSFER_ASYNC, TransferAsyncFn, this, remote, op, ops, args, req),
+        || call_vendor!(TRANSFER_ASYNC, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
         |_, (), _| {},
     )
 }
@@ -898,7 +877,7 @@ pub unsafe fn cs_create(side: CsSide, desc: *const c_void, config: *const CsConf
             note_options(rt, &format!("{call}({})", key.as_deref().unwrap_or("?")), &opts);
             Ok((key, opts))
         },
-        || vendor!(sym, CsCreateFn, desc, config, handle),
+        || call_vendor!(sym, CsCreateFn, VENDOR_MISSING; desc, config, handle),
         |_, (key, options), ret| {
             if *ret != code::SUCCESS || handle.is_null() {
                 return;
@@ -929,7 +908,7 @@ pub unsafe fn cs_client_connect(client: *mut c_void, timeout_ms: u32) -> u32 {
     run(
         "HixlCSClientConnect",
         |_| Ok(()),
-        || vendor!(CS_CLIENT_CONNECT, CsConnectFn, client, timeout_ms),
+        || call_vendor!(CS_CLIENT_CONNECT, CsConnectFn, VENDOR_MISSING; client, timeout_ms),
         |_, (), ret| {
             if *ret != code::SUCCESS {
                 return;
@@ -1023,7 +1002,7 @@ pub unsafe fn cs_reg_mem(
             reject_or(rt, api.call(), &reg_args_text(&a, tag.as_deref()), &checks.findings)?;
             Ok(Some((a, tag)))
         },
-        || vendor!(sym, CsRegMemFn, h, tag, mem, out),
+        || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),
         |_, a, ret| {
             let (Some((a, tag)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
@@ -1071,7 +1050,7 @@ pub unsafe fn cs_unreg_mem(side: CsSide, h: *mut c_void, mem_handle: *mut c_void
             });
             reject_or(rt, call, &format!("mem_handle=0x{mh:x}"), &findings)
         },
-        || vendor!(sym, CsHandleFn, h, mem_handle),
+        || call_vendor!(sym, CsHandleFn, VENDOR_MISSING; h, mem_handle),
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| {
@@ -1104,7 +1083,7 @@ pub unsafe fn cs_destroy(side: CsSide, h: *mut c_void) -> u32 {
             }
             Ok(())
         },
-        || vendor!(sym, CsDestroyFn, h),
+        || call_vendor!(sym, CsDestroyFn, VENDOR_MISSING; h),
         |_, (), ret| {
             if *ret != code::SUCCESS {
                 return;

@@ -30,6 +30,9 @@ pub struct State {
     pub dev_allocs: AllocMap<u32>,
     /// HIXL instances.
     pub hixl: hixl::HixlState,
+    /// `aclrtSetDevice` calls not yet matched by `aclrtResetDevice`, per device: the vendor
+    /// resets a device (and drops its registrations) when the count reaches 0.
+    pub device_refs: std::collections::HashMap<i32, u32>,
 }
 
 static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::default()));

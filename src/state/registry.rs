@@ -83,6 +83,21 @@ impl HostRegistry {
         self.regs.range((device, 0)..(device, end)).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
     }
 
+    /// Drop every registration of `device` (the vendor drops them when the device is reset).
+    /// Returns how many were dropped.
+    pub fn remove_device(&mut self, device: i32) -> usize {
+        let before = self.regs.len();
+        self.regs.retain(|(d, _), _| *d != device);
+        before - self.regs.len()
+    }
+
+    /// Drop every registration (the vendor drops them at `aclFinalize`). Returns how many.
+    pub fn clear(&mut self) -> usize {
+        let n = self.regs.len();
+        self.regs.clear();
+        n
+    }
+
     /// Every registration, on any device, that intersects `[start, end)`.
     pub fn intersecting_any_device(&self, start: usize, end: usize) -> Vec<HostReg> {
         self.regs.values().filter(|r| r.base < end && r.end() > start).copied().collect()
@@ -182,6 +197,11 @@ mod tests {
         assert_eq!(r.intersecting_any_device(0x1000, 0x1001).len(), 2);
         assert!(r.remove(0, 0x1000).is_some());
         assert_eq!(r.len(), 1);
+        r.insert(reg(0, 0x8000, 0x1000));
+        assert_eq!(r.remove_device(2), 1);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r.clear(), 1);
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -157,6 +157,23 @@ int main(int argc, char **argv) {
     } else if (!strcmp(s, "align")) {
         char *p = aligned(4 * PAGE);
         rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
+    } else if (!strcmp(s, "device_lifetime")) {
+        /* The vendor drops a device's registrations when the device is released (the last
+         * aclrtResetDevice matching aclrtSetDevice), and all of them at aclFinalize. */
+        char *p = aligned(2 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        rc("set_again", aclrtSetDevice(0));
+        rc("reset_once", aclrtResetDevice(0));
+        rc("still_registered", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        rc("reset_last", aclrtResetDevice(0));
+        rc("set", aclrtSetDevice(0));
+        rc("register_after_reset", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        rc("finalize", aclFinalize());
+        rc("init", aclInit(NULL));
+        rc("set_after_init", aclrtSetDevice(0));
+        rc("register_after_finalize", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        rc("unregister", aclrtHostUnregister(p));
+        printf("live %ld\n", regcheck_live());
     } else if (!strcmp(s, "align_many")) {
         char *p = aligned(4 * PAGE);
         for (int i = 0; i < 5; i++) rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
