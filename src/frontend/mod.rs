@@ -9,6 +9,7 @@ pub mod hixl;
 use std::any::Any;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::{Mode, TestPanic};
 use crate::report::{self, Outcome};
@@ -50,11 +51,17 @@ fn panic_text(p: &(dyn Any + Send)) -> String {
     }
 }
 
+/// Set once an internal failure may have left regcheck's records (registrations, allocations,
+/// links) incomplete: from then on, rules that judge a call by those records warn instead of
+/// rejecting, so that a gap in the records never blocks a valid call.
+static RECORDS_UNCERTAIN: AtomicBool = AtomicBool::new(false);
+
 /// Run `f`, catching a panic: logs it and returns `None`.
 pub(crate) fn guarded<T>(call: &str, phase: &str, f: impl FnOnce() -> T) -> Option<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => Some(v),
         Err(p) => {
+            RECORDS_UNCERTAIN.store(true, Ordering::Relaxed);
             let text = panic_text(p.as_ref());
             // The logger itself may be what failed: never let this path panic again.
             let _ = catch_unwind(AssertUnwindSafe(|| {
@@ -122,14 +129,24 @@ pub enum Verdict {
 /// Log every finding at its rule's action and decide: the first finding whose action is
 /// `error` rejects the call with its rule's code (in enforce mode).
 pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Verdict {
-    let reject = findings.iter().find(|f| rt.action(f.rule) == Action::Error).map(Finding::reject_code);
+    let uncertain = RECORDS_UNCERTAIN.load(Ordering::Relaxed);
+    let action_of = |f: &Finding| match rt.action(f.rule) {
+        Action::Error if uncertain && f.rule.judges_by_records() => {
+            rt.note_once("records-uncertain", log::Level::Warn, || {
+                "after an internal failure, regcheck's records may be incomplete: rules that judge a call by them now warn instead of rejecting".to_string()
+            });
+            Action::Warn
+        }
+        a => a,
+    };
+    let reject = findings.iter().find(|f| action_of(f) == Action::Error).map(Finding::reject_code);
     let outcome = match (reject, rt.mode()) {
         (Some(code), Mode::Enforce) => Outcome::Rejected(code),
         (Some(code), _) => Outcome::ReportOnly(code),
         (None, _) => Outcome::Forwarded,
     };
     for f in findings {
-        let action = rt.action(f.rule);
+        let action = action_of(f);
         if action != Action::Off {
             report::emit(call, args, f, action, outcome);
         }

@@ -178,8 +178,35 @@ impl RuleId {
 
     /// Position in [`CATALOGUE`] (and in [`RuleId::ALL`]).
     pub fn index(self) -> usize {
-        // The catalogue is ordered like RuleId::ALL; a unit test proves it.
-        RuleId::ALL.iter().position(|r| *r == self).unwrap_or(0)
+        // RuleId::ALL is in ascending order and the catalogue follows it; unit tests prove both.
+        RuleId::ALL.binary_search(&self).unwrap_or(0)
+    }
+
+    /// Whether the rule judges a call by regcheck's records of earlier calls (registrations,
+    /// allocations, links, instance state) rather than by the call and the platform alone.
+    /// After an internal failure those records may be incomplete, and such rules only warn.
+    pub fn judges_by_records(self) -> bool {
+        use RuleId::*;
+        matches!(
+            self,
+            AclHostregPinnedLocked
+                | AclHostregOverlap
+                | AclHostunregNotRegistered
+                | AclDevptrNotMapped
+                | HixlNotInitialized
+                | HixlRegOverlap
+                | HixlRegCount
+                | HixlRegHostCap
+                | HixlRegDeviceCap
+                | HixlRegAfterConnect
+                | HixlRegThread
+                | HixlRegHostOrigin
+                | HixlRegHostRoce950
+                | HixlRegDeviceHuge
+                | HixlDeregConnected
+                | HixlXferNotConnected
+                | HixlXferLocalUnregistered
+        )
     }
 
     /// The stable textual ID.
@@ -812,6 +839,7 @@ mod tests {
     #[test]
     fn catalogue_is_in_rule_order_and_unique() {
         assert_eq!(CATALOGUE.len(), RuleId::ALL.len());
+        assert!(RuleId::ALL.windows(2).all(|w| w[0] < w[1]), "RuleId::ALL is sorted");
         for (i, (r, id)) in CATALOGUE.iter().zip(RuleId::ALL).enumerate() {
             assert_eq!(r.id, *id, "entry {i} out of order");
             assert_eq!(id.index(), i);
