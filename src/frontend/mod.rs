@@ -18,6 +18,26 @@ use crate::state::{self, Runtime};
 
 thread_local! {
     static BUSY: Cell<bool> = const { Cell::new(false) };
+    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Install, once, a panic hook that keeps regcheck's own (caught) panics out of the host's
+/// stderr: inside regcheck it only notes where the panic happened, for [`guarded`]'s log
+/// line; anywhere else it defers to the hook that was there before.
+pub(crate) fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if Busy::active() {
+            let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+            let _ = PANIC_AT.try_with(|p| {
+                if let Ok(mut p) = p.try_borrow_mut() {
+                    *p = at;
+                }
+            });
+        } else {
+            previous(info);
+        }
+    }));
 }
 
 /// Marks the thread as running regcheck's own code; a call that re-enters regcheck
@@ -62,7 +82,14 @@ pub(crate) fn guarded<T>(call: &str, phase: &str, f: impl FnOnce() -> T) -> Opti
         Ok(v) => Some(v),
         Err(p) => {
             RECORDS_UNCERTAIN.store(true, Ordering::Relaxed);
-            let text = panic_text(p.as_ref());
+            let mut text = panic_text(p.as_ref());
+            if let Ok(at) =
+                PANIC_AT.try_with(|p| p.try_borrow_mut().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default())
+            {
+                if !at.is_empty() {
+                    text = format!("{text} (at {at})");
+                }
+            }
             // The logger itself may be what failed: never let this path panic again.
             let _ = catch_unwind(AssertUnwindSafe(|| {
                 log::error!(

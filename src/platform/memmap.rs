@@ -131,6 +131,7 @@ pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Sourc
             },
         }
     };
+    let mappings = mark_stack(mappings, live.stack);
     let gaps = gaps(start, end, &mappings);
     Ok(RangeView { mappings, gaps })
 }
@@ -428,12 +429,29 @@ impl Live {
                 _ => {}
             }
         }
-        if let Some((lo, hi)) = self.stack {
-            if m.start < hi && m.end > lo {
-                m.backing = Backing::Stack;
-            }
+    }
+}
+
+/// Mark the calling thread's stack. Only the part of a mapping inside the stack's bounds is
+/// `Stack`: a kernel may merge a thread stack with an adjacent anonymous mapping (before 6.7
+/// `MAP_STACK` did not prevent it), and a buffer in the rest of that mapping is not a stack.
+fn mark_stack(mappings: Vec<Mapping>, stack: Option<(usize, usize)>) -> Vec<Mapping> {
+    let Some((lo, hi)) = stack else { return mappings };
+    let mut out = Vec::with_capacity(mappings.len() + 2);
+    for m in mappings {
+        if m.end <= lo || m.start >= hi || m.backing == Backing::Stack {
+            out.push(m);
+            continue;
+        }
+        if m.start < lo {
+            out.push(Mapping { end: lo, ..m.clone() });
+        }
+        out.push(Mapping { start: m.start.max(lo), end: m.end.min(hi), backing: Backing::Stack, ..m.clone() });
+        if m.end > hi {
+            out.push(Mapping { start: hi, ..m });
         }
     }
+    out
 }
 
 const TMPFS_MAGIC: u32 = 0x0102_1994;
@@ -1181,10 +1199,21 @@ VmFlags: rd wr mr mw me gd ac
         let mut x = file(&deleted);
         live.finish(&mut x, &anon_dev(Some(2 << 20)));
         assert_eq!(x.backing, Backing::HugeTlb(deleted.clone()));
-        // The thread's stack wins.
-        let mut x = Mapping { start: 0x8000, end: 0x9001, ..file(&deleted) };
-        live.finish(&mut x, &anon_dev(None));
-        assert_eq!(x.backing, Backing::Stack);
+        // Only the part of a mapping inside the thread's stack is the stack.
+        let anon = |start, end| Mapping { start, end, backing: Backing::Anonymous, ..m(start, end) };
+        let parts = mark_stack(vec![anon(0x8000, 0xb000)], live.stack);
+        let got: Vec<_> = parts.iter().map(|p| (p.start, p.end, p.backing.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0x8000, 0x9000, Backing::Anonymous),
+                (0x9000, 0xa000, Backing::Stack),
+                (0xa000, 0xb000, Backing::Anonymous)
+            ]
+        );
+        assert_eq!(mark_stack(vec![anon(0x1000, 0x2000)], live.stack)[0].backing, Backing::Anonymous);
+        assert_eq!(mark_stack(vec![anon(0x9000, 0xa000)], live.stack)[0].backing, Backing::Stack);
+        assert_eq!(mark_stack(vec![anon(0x8000, 0xb000)], None).len(), 1);
         // Pure parsing never touches the filesystem.
         let mut x = file(&deleted);
         Live::pure().finish(&mut x, &anon_dev(Some(2 << 20)));

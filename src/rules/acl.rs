@@ -71,6 +71,15 @@ impl RegArgs {
     }
 }
 
+/// The device a call ran on, for messages (`device 0`; -1 means `aclrtGetDevice` failed).
+pub fn device_text(device: i32) -> String {
+    if device < 0 {
+        "the current device (unknown: aclrtGetDevice failed on this thread; call aclrtSetDevice first)".to_string()
+    } else {
+        format!("device {device}")
+    }
+}
+
 /// Human-readable flag names: `MAPPED|PINNED`.
 pub fn flag_names(flag: u32) -> String {
     let mut parts = Vec::new();
@@ -142,7 +151,7 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
     }
     let align = page_size.max(MIN_ALIGN);
     if a.ptr != 0 && a.ptr % align != 0 {
-        let up = (a.ptr / align + 1) * align;
+        let up = (a.ptr / align).saturating_add(1).saturating_mul(align);
         out.push(Finding::new(
             RuleId::AclHostregAlign,
             "ptr",
@@ -157,7 +166,7 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
         ));
     }
     if a.size != 0 && a.size % page_size as u64 != 0 {
-        let rounded = a.size.div_ceil(page_size as u64) * page_size as u64;
+        let rounded = a.size.div_ceil(page_size as u64).saturating_mul(page_size as u64);
         out.push(Finding::new(
             RuleId::AclHostregSizePages,
             "size",
@@ -441,11 +450,12 @@ pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding>
             RuleId::AclHostregOverlap,
             "ptr",
             format!(
-                "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, flags {}) on device {device}",
+                "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
                 r.base,
                 r.end(),
                 human(r.len),
-                flag_names(r.flags)
+                r.flags_text(),
+                device_text(device)
             ),
             format!("register each buffer once per device; to change it, aclrtHostUnregister(0x{:x}) first", r.base),
         )
@@ -463,16 +473,20 @@ pub fn check_unregister(ptr: usize, device: i32, exact: bool, containing: Option
             RuleId::AclHostunregNotRegistered,
             "ptr",
             format!(
-                "0x{ptr:x} is inside the registration [0x{:x}, 0x{:x}) on device {device} but is not its base",
+                "0x{ptr:x} is inside the registration [0x{:x}, 0x{:x}) on {} but is not its base",
                 r.base,
-                r.end()
+                r.end(),
+                device_text(device)
             ),
             format!("pass the registered base pointer 0x{:x}", r.base),
         ),
         None => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
-            format!("0x{ptr:x} is not a live registration on device {device} (never registered, already unregistered, or registered on another device)"),
+            format!(
+                "0x{ptr:x} is not a live registration on {} (never registered, already unregistered, or registered on another device)",
+                device_text(device)
+            ),
             "unregister each registration once, with the pointer that was registered, on the device that was current then",
         ),
     })
@@ -513,17 +527,18 @@ pub fn check_devptr(
                 RuleId::AclDevptrNotMapped,
                 "pHost",
                 format!(
-                    "0x{p_host:x} is inside the registration [0x{:x}, 0x{:x}) on device {device}, made with flags {} (no ACL_HOST_REG_MAPPED)",
+                    "0x{p_host:x} is inside the registration [0x{:x}, 0x{:x}) on {}, made with {} (no ACL_HOST_REG_MAPPED)",
                     r.base,
                     r.end(),
-                    flag_names(r.flags)
+                    device_text(device),
+                    r.flags_text()
                 ),
                 "register with ACL_HOST_REG_MAPPED (| ACL_HOST_REG_PINNED for pageable memory) to get a device address",
             )),
             None => out.push(Finding::new(
                 RuleId::AclDevptrNotMapped,
                 "pHost",
-                format!("0x{p_host:x} is not inside any live registration on device {device}"),
+                format!("0x{p_host:x} is not inside any live registration on {}", device_text(device)),
                 "register the buffer with aclrtHostRegisterV2(ptr, size, ACL_HOST_REG_MAPPED) on this device first",
             )),
         }

@@ -10,6 +10,7 @@ pub mod registry;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -138,18 +139,27 @@ extern "C" fn exit_on_errors() {
     let code = ERROR_EXITCODE.load(Ordering::Relaxed);
     let errors = crate::report::error_count();
     if code != 0 && errors > 0 {
-        eprintln!("regcheck: {errors} error-level finding(s) in this process: exiting with status {code} (REGCHECK_ERROR_EXITCODE)");
+        let _ = std::panic::catch_unwind(|| {
+            let _ = writeln!(
+                std::io::stderr(),
+                "regcheck: {errors} error-level finding(s) in this process: exiting with status {code} (REGCHECK_ERROR_EXITCODE)"
+            );
+        });
         // SAFETY: ends the process with the status asked for; the other exit handlers ran.
         unsafe { libc::_exit(code) };
     }
 }
 
 extern "C" fn print_summary() {
-    eprintln!("{}", crate::report::summary_text());
-    let live = with(|s| s.host_regs.len());
-    if live > 0 {
-        eprintln!("regcheck: summary: {live} host registration(s) never unregistered");
-    }
+    // An exit handler: nothing may unwind out of it, and a closed stderr is not an error.
+    let _ = std::panic::catch_unwind(|| {
+        let mut err = std::io::stderr();
+        let _ = writeln!(err, "{}", crate::report::summary_text());
+        let live = with(|s| s.host_regs.len());
+        if live > 0 {
+            let _ = writeln!(err, "regcheck: summary: {live} host registration(s) never unregistered");
+        }
+    });
 }
 
 impl Runtime {
@@ -159,6 +169,7 @@ impl Runtime {
         );
         crate::report::init_logger(&config);
         crate::report::set_max_repeats(config.max_repeats);
+        crate::frontend::install_panic_hook();
         for w in &warnings {
             log::warn!(target: "regcheck", "{w}");
         }
@@ -264,7 +275,10 @@ impl Runtime {
 
     /// Log `msg` at info level the first time `key` is seen (skipped rules, unknown SoC...).
     pub fn note_once(&self, key: &str, level: log::Level, msg: impl FnOnce() -> String) {
-        let first = self.noted.lock().unwrap_or_else(PoisonError::into_inner).insert(key.to_string());
+        let first = {
+            let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+            !noted.contains(key) && noted.insert(key.to_string())
+        };
         if first {
             log::log!(target: "regcheck", level, "{}", msg());
         }

@@ -36,6 +36,14 @@ impl HostReg {
         }
     }
 
+    /// How it was registered, for messages: `flags MAPPED|PINNED` (V2) or `type 0` (V1).
+    pub fn flags_text(&self) -> String {
+        match self.api {
+            HostRegApi::V2 => format!("flags {}", crate::rules::acl::flag_names(self.flags)),
+            HostRegApi::V1 => format!("aclrtHostRegister type {}", self.flags),
+        }
+    }
+
     pub fn contains(&self, addr: usize) -> bool {
         addr >= self.base && addr < self.end()
     }
