@@ -113,7 +113,7 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let device = vendor_device().unwrap_or(-1);
     let Some((start, end)) = a.range() else { return (findings, device) };
 
-    let by_malloc_host = state::with(|s| s.host_allocs.containing_range(start, end - start).is_some());
+    let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
     let locked = match memmap::query(start, end, want_lock_state) {
         Ok(view) => {
@@ -141,7 +141,7 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
-    let existing = state::with(|s| s.host_regs.overlapping(device, start, end).copied());
+    let existing = state::read(|s| s.host_regs.overlapping(device, start, end).copied());
     findings.extend(rules::check_overlap(device, existing.as_ref()));
     (findings, device)
 }
@@ -211,7 +211,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             let device = vendor_device().unwrap_or(-1);
             let p = ptr as usize;
             let (exact, containing) =
-                state::with(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
+                state::read(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
             let findings: Vec<Finding> =
                 rules::check_unregister(p, device, exact, containing.as_ref()).into_iter().collect();
             match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
@@ -239,7 +239,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
         |rt| {
             let device = vendor_device().unwrap_or(-1);
             let p = p_host as usize;
-            let containing = state::with(|s| s.host_regs.containing(device, p).copied());
+            let containing = state::read(|s| s.host_regs.containing(device, p).copied());
             let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
             if findings.is_empty() {
                 return Ok(());
@@ -286,7 +286,7 @@ pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
         "aclrtFreeHost",
         |rt| {
             let p = host_ptr as usize;
-            let live = state::with(|s| {
+            let live = state::read(|s| {
                 let len = s.host_allocs.get(p).map_or(1, |a| a.len.max(1));
                 s.host_regs.intersecting_any_device(p, p.saturating_add(len))
             });

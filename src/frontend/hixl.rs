@@ -297,7 +297,7 @@ struct MemFacts {
 
 fn mem_facts(rt: &Runtime, a: &RegArgs) -> MemFacts {
     let Some((start, end)) = a.range() else { return MemFacts { by_malloc_host: false, dev_alloc: None, gaps: None } };
-    let (by_malloc_host, dev_alloc) = state::with(|s| {
+    let (by_malloc_host, dev_alloc) = state::read(|s| {
         (
             s.host_allocs.containing_range(start, end - start).is_some(),
             s.dev_allocs.containing_range(start, end - start),
@@ -448,7 +448,7 @@ pub unsafe fn finalize(this: *mut c_void) {
     run(
         "Hixl::Finalize",
         |rt| {
-            let inst = state::with(|s| s.hixl.instances.get(&(this as usize)).cloned());
+            let inst = state::read(|s| s.hixl.instances.get(&(this as usize)).cloned());
             if let Some(i) = inst.filter(|i| i.phase == Phase::Initialized) {
                 report_leaks(rt, "Hixl::Finalize", this, &i);
             }
@@ -472,7 +472,7 @@ pub unsafe fn finalize(this: *mut c_void) {
 /// The thread facts of a call on `this` (asks the vendor for the context only when the
 /// thread differs from Initialize's).
 fn thread_facts(this: usize) -> Option<ThreadFacts> {
-    let (init_thread, init_ctx) = state::with(|s| {
+    let (init_thread, init_ctx) = state::read(|s| {
         let i = s.hixl.instances.get(&this)?;
         (i.phase == Phase::Initialized).then_some((i.init_thread, i.init_ctx))
     })?;
@@ -651,7 +651,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
     run(
         call,
         |rt| {
-            let st = state::with(|s| instance_state(s.hixl.instances.get(&(this as usize))));
+            let st = state::read(|s| instance_state(s.hixl.instances.get(&(this as usize))));
             let findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
             if !findings.is_empty() {
                 let name = ascend_string(remote).unwrap_or_else(|| "?".into());
@@ -699,7 +699,7 @@ fn check_transfer(
     };
     let key = this as usize;
     let findings = with_ascend_bytes(remote, |name| {
-        state::with(|s| {
+        state::read(|s| {
             let inst = s.hixl.instances.get(&key);
             let linked = match inst {
                 Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => Some(i.links.contains(name)),

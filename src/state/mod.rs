@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
 
 use crate::config::{Config, Mode};
 use crate::platform::hdk::HdkVersion;
@@ -36,12 +36,19 @@ pub struct State {
     pub device_refs: std::collections::HashMap<i32, u32>,
 }
 
-static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::default()));
+static STATE: LazyLock<RwLock<State>> = LazyLock::new(|| RwLock::new(State::default()));
 
-/// Run `f` with the state locked. Never call the vendor inside `f`.
+/// Run `f` with the state locked for writing. Never call the vendor inside `f`.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    let mut guard = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut guard = STATE.write().unwrap_or_else(PoisonError::into_inner);
     f(&mut guard)
+}
+
+/// Run `f` with the state locked for reading (look-ups on hot paths: many threads at once).
+/// Never call the vendor inside `f`.
+pub fn read<R>(f: impl FnOnce(&State) -> R) -> R {
+    let guard = STATE.read().unwrap_or_else(PoisonError::into_inner);
+    f(&guard)
 }
 
 /// Every lock regcheck's code can hold, taken before `fork()` so that the child does not
@@ -50,7 +57,7 @@ struct ForkLocks {
     _stderr: std::io::StderrLock<'static>,
     _noted: Option<MutexGuard<'static, HashSet<String>>>,
     _soc: Option<MutexGuard<'static, Option<String>>>,
-    _state: MutexGuard<'static, State>,
+    _state: RwLockWriteGuard<'static, State>,
 }
 
 thread_local! {
@@ -63,7 +70,7 @@ static FORKED_WITH_LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::Ato
 
 extern "C" fn fork_prepare() {
     // Always the same order: STATE, then the runtime's mutexes, then stderr.
-    let state = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    let state = STATE.write().unwrap_or_else(PoisonError::into_inner);
     let rt = runtime_if_ready();
     let soc = rt.map(|rt| rt.soc.lock().unwrap_or_else(PoisonError::into_inner));
     let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
