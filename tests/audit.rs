@@ -342,3 +342,21 @@ fn regcheck_linked_into_the_program_is_found_without_ld_preload() {
     let out = run(exe, &["libascendcl.so"], Mode::AuditOnly, &[]);
     assert_checked(&out, "libascendcl.so");
 }
+
+/// The HIXL exports are redirected like the ACL ones: a C adapter that `dlsym`s
+/// `HixlCSClientRegMem` from `libcann_hixl.so` gets the HIXL rules.
+#[test]
+fn hixl_cs_functions_looked_up_with_dlsym_are_checked() {
+    let exe =
+        Program::c("audit_hixl_cs", &[src("tests/c/audit_hixl_cs.c")]).link(Link::Bare).libs(&[]).flag("-ldl").build();
+    let o = run(&exe, &[], Mode::Both, &[]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    assert!(o.stdout.contains("lib=") && o.stdout.contains("libregcheck.so"), "redirected: {}", o.dump());
+    assert!(o.stdout.contains("null_addr=103900"), "{}", o.dump());
+    assert!(o.stderr.contains("[HIXL-REG-NULL-ADDR]"), "{}", o.dump());
+    assert_eq!(o.sim_calls("HixlCSClientRegMem"), 0, "{}", o.dump());
+    // Without LD_AUDIT the call goes straight to the vendor, unchecked.
+    let o = run(&exe, &[], Mode::PreloadOnly, &[]);
+    assert_eq!(o.sim_calls("HixlCSClientRegMem"), 1, "{}", o.dump());
+    assert!(!o.stderr.contains("[HIXL-REG-NULL-ADDR]"), "{}", o.dump());
+}
