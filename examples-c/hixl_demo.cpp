@@ -3,7 +3,7 @@
 //   hixl_demo              the right way: allocate, register, connect, write, read back,
 //                          verify the bytes, disconnect, deregister, finalize. Exits 0 when
 //                          the bytes came back intact.
-//   hixl_demo --mistakes   the everyday mistakes of seed 001 and field failures table B, one
+//   hixl_demo --mistakes   the everyday mistakes the RegisterMem reference warns about and users report, one
 //                          after the other, each printed with the code HIXL returned. Bare,
 //                          most of them "succeed" and fail much later on real hardware; under
 //                          regcheck each is rejected (or reported) with a message naming the

@@ -312,7 +312,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`ptr` is not aligned to max(4 KiB, the host page size)",
         fix: "allocate with posix_memalign(page size, ...) or mmap, or over-allocate aclrtMallocHost memory by one page and round the pointer up",
-        source: "seed 000 (\"must be 4 KB page-aligned\"); field failure A1 (driver returns 507899)",
+        source: "aclrtHostRegisterV2 reference (\"must be 4 KB page-aligned\"); field failure A1 (driver returns 507899)",
     },
     RuleInfo {
         id: RuleId::AclHostregSizePages,
@@ -334,7 +334,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "V2 `flag` is 0 or has a bit outside MAPPED/IOMEMORY/READONLY/PINNED; V1 `type` is outside {0, 4, 8, 12} (rejected with 207000)",
         fix: "use ACL_HOST_REG_MAPPED (0x2), ACL_HOST_REG_PINNED (0x10000000), or both OR-ed",
-        source: "seed 000 (flag); CANN API reference; field failure A4",
+        source: "aclrtHostRegisterV2 reference (flag); CANN API reference; field failure A4",
     },
     RuleInfo {
         id: RuleId::AclHostregFlagReserved,
@@ -345,7 +345,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "ACL_HOST_REG_IOMEMORY or ACL_HOST_REG_READONLY requested: reserved, not supported",
         fix: "drop IOMEMORY/READONLY; register with ACL_HOST_REG_MAPPED",
-        source: "seed 000 (\"This is a reserved option\"); field failure A4",
+        source: "aclrtHostRegisterV2 reference (\"This is a reserved option\"); field failure A4",
     },
     RuleInfo {
         id: RuleId::AclHostregPinnedLocked,
@@ -356,7 +356,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2",
         summary: "ACL_HOST_REG_PINNED on memory that is already page-locked (aclrtMallocHost or mlocked)",
         fix: "drop ACL_HOST_REG_PINNED: the memory is page-locked already; register it with ACL_HOST_REG_MAPPED only",
-        source: "seed 000 (PINNED is for non-page-locked memory); field failure A5",
+        source: "aclrtHostRegisterV2 reference (PINNED is for non-page-locked memory); field failure A5",
     },
     RuleInfo {
         id: RuleId::AclHostregPageableOldKernel,
@@ -367,7 +367,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "kernel release <= the threshold (default 5.10) and the range is not page-locked",
         fix: "allocate the buffer with aclrtMallocHost (page-locked), or mlock it, or run on a kernel newer than the threshold",
-        source: "seed 000 (\"5.10 or earlier ... will cause exceptions\"); field failure A13",
+        source: "aclrtHostRegisterV2 reference (\"5.10 or earlier ... will cause exceptions\"); field failure A13",
     },
     RuleInfo {
         id: RuleId::AclHostregUnmapped,
@@ -433,7 +433,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the SoC's product family does not support host registration (Atlas 200I/500 A2, inference, training series)",
         fix: "run on Atlas A2, Atlas A3 or Ascend 950PR/950DT; on other products copy through device memory (aclrtMemcpy)",
-        source: "seed 000 (Applicable Products); CANN API reference; field failure A10",
+        source: "aclrtHostRegisterV2 reference (Applicable Products); CANN API reference; field failure A10",
     },
     RuleInfo {
         id: RuleId::AclHostregNoContext,
@@ -609,7 +609,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "the registration would make more than 4000 live registrations on the instance (REGCHECK_HIXL_MAX_REGS)",
         fix: "register whole allocations (one per pool), not one region per tensor",
-        source: "seed 001 (at most 4,000 memory objects per instance); field failure B2",
+        source: "HIXL RegisterMem reference (at most 4,000 memory objects per instance); field failure B2",
     },
     RuleInfo {
         id: RuleId::HixlRegCountNear,
@@ -620,7 +620,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "90% of the registration limit reached on the instance (reported once per instance)",
         fix: "register fewer, larger regions",
-        source: "seed 001; field failure B2",
+        source: "HIXL RegisterMem reference; field failure B2",
     },
     RuleInfo {
         id: RuleId::HixlRegHostCap,
@@ -631,7 +631,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "Atlas A2/A3: total live host registration would exceed 20 GiB (HDK < 25.5.0 or unknown) or 1 TiB (HDK >= 25.5.0)",
         fix: "register less host memory, or upgrade the driver (HDK 25.5.0 or later allows 1 TiB)",
-        source: "seed 001; field failure B1",
+        source: "HIXL RegisterMem reference; field failure B1",
     },
     RuleInfo {
         id: RuleId::HixlRegDeviceCap,
@@ -653,7 +653,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "RegisterMem while links made before are up: after Connect/ConnectAsync succeeded on this instance, or a peer in this process connected to it (HixlCS: after the client connected, or a client connected to the server)",
         fix: "register all local memory before Connect (links made before cannot see the region), or Disconnect, register, and Connect again",
-        source: "seed 001 (\"Before calling Connect ... register all local memories\"); field failure B6",
+        source: "HIXL RegisterMem reference (\"Before calling Connect ... register all local memories\"); field failure B6",
     },
     RuleInfo {
         id: RuleId::HixlRegThread,
@@ -664,7 +664,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, DeregisterMem",
         summary: "called on a thread other than Initialize's whose current ACL context is not Initialize's",
         fix: "call RegisterMem on the Initialize thread, or aclrtSetCurrentContext(ctx) on this thread with the context aclrtGetCurrentContext returned there",
-        source: "seed 001 (same thread as Initialize); field failure B12",
+        source: "HIXL RegisterMem reference (same thread as Initialize); field failure B12",
     },
     RuleInfo {
         id: RuleId::HixlRegHostOrigin,
@@ -675,7 +675,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "Atlas A2/A3, MEM_HOST: the range was not allocated by aclrtMallocHost",
         fix: "allocate host memory to register with aclrtMallocHost",
-        source: "seed 001; field failure B8",
+        source: "HIXL RegisterMem reference; field failure B8",
     },
     RuleInfo {
         id: RuleId::HixlRegHostRoce950,
@@ -686,7 +686,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "Ascend 950PR/950DT with a host RoCE transport: the range was allocated by aclrtMallocHost",
         fix: "allocate host memory with malloc/posix_memalign/mmap instead of aclrtMallocHost",
-        source: "seed 001; field failure B9",
+        source: "HIXL RegisterMem reference; field failure B9",
     },
     RuleInfo {
         id: RuleId::HixlRegHostUnmapped,
@@ -708,7 +708,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "MEM_DEVICE range not inside an aclrtMalloc allocation regcheck saw",
         fix: "allocate device memory with aclrtMalloc (or declare host memory as MEM_HOST)",
-        source: "seed 001; field failure B11",
+        source: "HIXL RegisterMem reference; field failure B11",
     },
     RuleInfo {
         id: RuleId::HixlRegDeviceHuge,
@@ -719,7 +719,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "HCCS transport and the MEM_DEVICE range comes from an aclrtMalloc whose policy is not ACL_MEM_MALLOC_HUGE_ONLY (or its P2P variant)",
         fix: "allocate with aclrtMalloc(..., ACL_MEM_MALLOC_HUGE_ONLY)",
-        source: "seed 001; field failure B10",
+        source: "HIXL RegisterMem reference; field failure B10",
     },
     RuleInfo {
         id: RuleId::HixlDeregNull,
@@ -785,7 +785,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::TransferSync, TransferAsync",
         summary: "an op's local range is not inside one live registration of this instance",
         fix: "register the local buffer (before Connect) and keep each op inside one registered region",
-        source: "seed 001 (local addresses must be registered); field failures (bounce-buffer copies)",
+        source: "HIXL RegisterMem reference (local addresses must be registered); field failures (bounce-buffer copies)",
     },
     RuleInfo {
         id: RuleId::HixlFinalizeLeak,
@@ -798,6 +798,39 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "DeregisterMem every handle before Finalize",
         source: "regcheck (leak report)",
     },
+];
+
+/// The field reports the catalogue's sources cite ("field failure A1"): what users of the
+/// vendor APIs hit, from public issue trackers (vllm-ascend, Mooncake, LMCache, HIXL,
+/// torch_npu and others).
+pub static FIELD_REPORTS: &[(&str, &str)] = &[
+    ("A1", "malloc memory (not page-aligned) registered: 507899 or 107000 (\"not page alignment\"), then cascading HCCL errors"),
+    ("A2", "size not a multiple of the page size: 507899 on some versions"),
+    ("A3", "NULL pointer, or a size rounded down to 0: 100000, or a whole pinning pipeline aborted"),
+    ("A4", "flag 0, unknown bits, or the reserved IOMEMORY/READONLY: 107000"),
+    ("A5", "ACL_HOST_REG_PINNED on aclrtMallocHost memory: an error on current CANN"),
+    ("A6", "aclrtHostGetDevicePointer on memory not registered MAPPED, never registered, or with flag != 0 (argument order confused with CUDA's)"),
+    ("A7", "the same or an overlapping range registered twice: 507910"),
+    ("A8", "an interior pointer unregistered, or one unregistered twice: 507911"),
+    ("A9", "registration from a thread with no ACL context: 107002"),
+    ("A10", "an old driver or an unsupported chip (310P): 207000"),
+    ("A11", "containers with a low `ulimit -l` and no CAP_IPC_LOCK: \"Unable to pin host memory\""),
+    ("A12", "one registration of hundreds of GB: 207001"),
+    ("A13", "kernel 5.10 or older (openEuler 22.03, 5.4 hosts) with malloc memory: the documented exception"),
+    ("A16", "memory freed while still registered: later corruption, pages reused while registered"),
+    ("A17", "PINNED without MAPPED where bandwidth matters: ~8-9 GB/s instead of ~23 GB/s"),
+    ("B1", "72-100 GB of host memory registered with HIXL on HDK < 25.5: HCCL error 19, \"out of PTEs\""),
+    ("B2", "one region per tensor per layer (thousands): device OOM and connect time-outs"),
+    ("B3", "overlapping regions (hybrid KV layouts): \"does not support overlapped memory region\", 103900"),
+    ("B4", "addr 0, len 0 or addr + len overflow: 103900, or nothing until the transfer"),
+    ("B5", "RegisterMem/DeregisterMem before Initialize or after Finalize: 503900, floods of \"memHandle is invalid\""),
+    ("B6", "RegisterMem after Connect, or a peer registering late: \"Can't find remoteBuffer by key\""),
+    ("B7", "DeregisterMem of an unknown handle, twice, or while links are up: SUCCESS silently, or FAILED"),
+    ("B8", "host memory not from aclrtMallocHost on Atlas A2/A3: link failures, CheckMemCpyAttr errors"),
+    ("B9", "aclrtMallocHost memory on Ascend 950 with a host RoCE NIC: registration failure"),
+    ("B10", "device memory not HUGE_ONLY (or not 2 MiB aligned) over HCCS: EINVAL, link failures"),
+    ("B11", "a MemType that does not match the memory: CheckMemCpyAttr"),
+    ("B12", "RegisterMem from a thread without the Initialize context: failures on older releases"),
 ];
 
 /// Render the catalogue as the Markdown of `docs/rules.md`.
@@ -828,6 +861,10 @@ pub fn catalogue_markdown() -> String {
                 r.name, r.summary, r.fix, r.source
             ));
         }
+    }
+    out.push_str("## Field reports\n\nThe \"field failure\" sources above: what users of these APIs reported in public issue\ntrackers (vllm-ascend, Mooncake, LMCache, HIXL, torch_npu and others).\n\n| # | what was seen |\n|---|---|\n");
+    for (id, text) in FIELD_REPORTS {
+        out.push_str(&format!("| {id} | {text} |\n"));
     }
     out
 }
@@ -862,6 +899,18 @@ mod tests {
             }
             assert!(r.name.starts_with(if r.family == Family::Acl { "ACL-" } else { "HIXL-" }));
             assert!(!r.fix.is_empty() && !r.summary.is_empty() && !r.source.is_empty());
+        }
+    }
+
+    #[test]
+    fn cited_field_reports_exist() {
+        for r in CATALOGUE {
+            let mut rest = r.source;
+            while let Some(i) = rest.find("field failure ") {
+                rest = &rest[i + "field failure ".len()..];
+                let id: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                assert!(FIELD_REPORTS.iter().any(|(f, _)| *f == id), "{} cites unknown field report {id}", r.name);
+            }
         }
     }
 

@@ -82,7 +82,7 @@ pub static PRODUCTS: &[Product] = &[
         exact: &[],
         prefix: Some("Ascend950DT"),
         host_register: HostRegSupport::Conflict(
-            "seed 000 marks Ascend 950DT unsupported for aclrtHostRegisterV2 while the later CANN API reference lists it as supported",
+            "the aclrtHostRegisterV2 reference marks Ascend 950DT unsupported while the later CANN API reference lists it as supported",
         ),
         hixl_a2_a3: false,
         hixl_950: true,
