@@ -1,5 +1,5 @@
 //! `TransferSync` validation cost per op with 4000 live registrations on the instance
-//! (issue 3: O(n log m), no allocation per op, no system call).
+//! (target: O(n log m), no allocation per op, no system call).
 //!
 //! Measures what the front end does for a transfer once the arguments are read: take the
 //! state lock, find the instance, check the link, and check each op's local range against

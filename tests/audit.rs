@@ -1,5 +1,5 @@
 //! `LD_AUDIT=libregcheck_audit.so`: callers that look the vendor functions up themselves
-//! (`dlopen` + `dlsym`, Python `ctypes`) get the same checks as linked callers (issue 5).
+//! (`dlopen` + `dlsym`, Python `ctypes`) get the same checks as linked callers.
 //!
 //! Each program prints `key=value` lines (see `tests/c/audit_dlsym.c`,
 //! `tests/py/audit_ctypes.py`): where each looked-up function lives, then each call's code.

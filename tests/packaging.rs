@@ -1,4 +1,4 @@
-//! Packaging (issue 4): `cargo xtask install` into a temporary prefix, then what a consumer
+//! Packaging: `cargo xtask install` into a temporary prefix, then what a consumer
 //! sees of it: the installed tree and its manifest, the SONAME and the exported symbols, the
 //! header against the exports, the CMake package (examples-c built and run under ctest: C and
 //! C++, shared and static, preload and link order), the pkg-config consumer, the version file's

@@ -206,7 +206,7 @@ pub unsafe extern "C-unwind" fn HixlCSClientDestroy(client: *mut c_void) -> u32 
 mod tests {
     /// The shared test in `ffi/mod.rs` looks at `extern "C" fn`; these exports use
     /// `"C-unwind"`, so the same check is made here: each body is one call into the front
-    /// end (whose `run` catches panics), and every member of the brief is exported.
+    /// end (whose `run` catches panics), and every interposed member is exported.
     #[test]
     fn every_export_calls_the_front_end() {
         let text = include_str!("hixl.rs");
