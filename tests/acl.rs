@@ -733,3 +733,18 @@ fn after_an_internal_failure_gaps_in_the_records_never_block_a_valid_call() {
         assert!(o.stderr.contains("warning: [ACL-HOSTUNREG-NOT-REGISTERED]"), "{}", o.dump());
     }
 }
+
+#[test]
+fn the_launcher_runs_a_program_under_regcheck() {
+    let rc = testkit::regcheck();
+    let bare = scenarios().bare_exe(); // regcheck comes from the launcher
+    let o = Run::new(&rc.runner).args(["--report", "--error-exitcode", "3"]).arg(bare).arg("align").run();
+    assert_eq!(o.code(), Some(3), "{}", o.dump());
+    assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "report mode forwards: {}", o.dump());
+    assert!(o.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", o.dump());
+    let o = Run::new(&rc.runner).arg(bare).arg("align").run();
+    assert_eq!(codes(&o), vec![("register".to_string(), 100000)], "{}", o.dump());
+    let o = Run::new(&rc.runner).arg("--frobnicate").arg(bare).run();
+    assert_eq!(o.code(), Some(127), "{}", o.dump());
+    assert!(o.stderr.contains("unknown option --frobnicate"), "{}", o.dump());
+}

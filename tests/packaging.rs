@@ -171,6 +171,11 @@ fn installs_the_documented_tree_and_its_manifest() {
     if testkit::workspace_root().join("audit/Cargo.toml").is_file() {
         assert!(prefix.join("lib/libregcheck_audit.so").is_file(), "the LD_AUDIT module is not installed");
     }
+    // the launcher finds the installed library beside it
+    let out = run_ok(Command::new(prefix.join("bin/regcheck-run")).args(["--audit", "--print-env"]));
+    let lib = prefix.join("lib").canonicalize().unwrap();
+    assert!(out.contains(&format!("LD_PRELOAD={}/libregcheck.so", lib.display())), "{out}");
+    assert!(out.contains(&format!("LD_AUDIT={}/libregcheck_audit.so", lib.display())), "{out}");
 
     // every installed path sits in the sim headers' place as in the source tree
     let sim_headers = tree(&testkit::sim_include_dir());

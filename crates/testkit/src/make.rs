@@ -203,6 +203,9 @@ pub struct Regcheck {
     /// `<target>/release/libregcheck_audit.so`: the LD_AUDIT module (its expected path, even when the
     /// `regcheck-audit` package does not exist yet).
     pub audit: PathBuf,
+    /// `<target>/release/regcheck-run`: the launcher (its expected path, even when the
+    /// `regcheck-run` package does not exist).
+    pub runner: PathBuf,
 }
 
 /// Runs `cargo build --release -p regcheck -p regcheck-audit` once per process (without
@@ -241,8 +244,10 @@ fn build_regcheck() -> Result<Regcheck, String> {
     let root = workspace_root();
     let mut cmd = Command::new(cargo());
     cmd.current_dir(&root).args(["build", "--release", "-p", "regcheck"]).env("CARGO_TARGET_DIR", target_dir());
-    if workspace_has_package("regcheck-audit") {
-        cmd.args(["-p", "regcheck-audit"]);
+    for extra in ["regcheck-audit", "regcheck-run"] {
+        if workspace_has_package(extra) {
+            cmd.args(["-p", extra]);
+        }
     }
     run_checked(&mut cmd)?;
     let lib_dir = target_dir().join("release");
@@ -251,6 +256,7 @@ fn build_regcheck() -> Result<Regcheck, String> {
         shared: lib_dir.join("libregcheck.so"),
         static_lib: lib_dir.join("libregcheck.a"),
         audit: lib_dir.join("libregcheck_audit.so"),
+        runner: lib_dir.join("regcheck-run"),
         lib_dir,
     })
 }

@@ -51,6 +51,11 @@ impl Scenarios {
     pub fn bare(&self) -> Run {
         Run::new(&self.bare)
     }
+
+    /// The bare program's path (to run it through something else, e.g. the launcher).
+    pub fn bare_exe(&self) -> &std::path::Path {
+        &self.bare
+    }
 }
 
 impl Outcome {
