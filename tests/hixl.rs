@@ -355,10 +355,11 @@ fn device_memory_origin_and_huge_pages() {
     Case {
         scenario: "device_huge",
         env: &[],
-        codes: &[("huge_first", 103900), ("huge_only", 0), ("huge_first_roce", 0)],
-        rules: &["HIXL-REG-DEVICE-HUGE"],
+        codes: &[("huge_first", 103900), ("huge_only", 0), ("huge_only_offset", 0), ("huge_first_roce", 0)],
+        // HUGE_ONLY memory starts on 2 MiB; one page into it, HCCS is warned about.
+        rules: &["HIXL-REG-DEVICE-HUGE", "HIXL-REG-DEVICE-ALIGN"],
         absent: &["HIXL-REG-DEVICE-ORIGIN"],
-        forwarded: &[(REG, 2)],
+        forwarded: &[(REG, 3)],
     }
     .check();
     Case {

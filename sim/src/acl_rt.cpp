@@ -854,14 +854,23 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     if (devPtr == nullptr || size == 0) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc", devPtr ? "size is 0" : "devPtr is NULL");
     } else {
+        // Huge-page policies (every policy but NORMAL_ONLY and its P2P variant) give memory on
+        // a 2 MiB boundary, as device huge pages do; normal pages only page alignment.
+        uint32_t kind = pol & 0xffu;
+        size_t align = (kind == ACL_MEM_MALLOC_NORMAL_ONLY || kind == ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
+                           ? host_page_size()
+                           : (size_t{2} << 20);
         size_t len = round_up(round_up(size, 32), host_page_size());
-        void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
+        size_t map_len = len + (align > host_page_size() ? align : 0);
+        void *m = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
             rc = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc", fmt("cannot allocate %zu bytes", size));
         } else {
+            uintptr_t base = reinterpret_cast<uintptr_t>(m);
+            uintptr_t p = (base + align - 1) & ~static_cast<uintptr_t>(align - 1);
             std::lock_guard<std::mutex> g(g_mu);
-            st().dev_allocs[reinterpret_cast<uintptr_t>(p)] = Allocation{len, pol, reinterpret_cast<uintptr_t>(p), len};
-            *devPtr = p;
+            st().dev_allocs[p] = Allocation{len, pol, base, map_len};
+            *devPtr = reinterpret_cast<void *>(p);
         }
     }
     trace("aclrtMalloc", fmt("%p, %zu, 0x%x", static_cast<void *>(devPtr), size, pol), rc);
@@ -875,18 +884,20 @@ aclError aclrtFree(void *devPtr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtFree", "devPtr is NULL");
     } else {
         size_t len = 0;
+        uintptr_t base = 0;
         {
             std::lock_guard<std::mutex> g(g_mu);
             auto it = st().dev_allocs.find(reinterpret_cast<uintptr_t>(devPtr));
             if (it != st().dev_allocs.end()) {
                 len = it->second.map_len;
+                base = it->second.map_base;
                 st().dev_allocs.erase(it);
             }
         }
         if (len == 0)
             rc = fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree", "not a pointer returned by aclrtMalloc");
         else
-            munmap(devPtr, len);
+            munmap(reinterpret_cast<void *>(base), len);
     }
     trace("aclrtFree", fmt("%p", devPtr), rc);
     return rc;

@@ -1015,7 +1015,9 @@ pub fn check_register(a: &RegArgs, f: &RegFacts) -> Checks {
                 "allocate device memory with aclrtMalloc (or, for host memory, pass the host type)",
             )),
             Some(alloc) => match f.options.hccs() {
-                Some(true) if !policy_is_huge_only(alloc.extra) => c.findings.push(Finding::new(
+                Some(true) => {
+                    if !policy_is_huge_only(alloc.extra) {
+                        c.findings.push(Finding::new(
                     RuleId::HixlRegDeviceHuge,
                     a.api.addr_arg(),
                     format!(
@@ -1026,14 +1028,34 @@ pub fn check_register(a: &RegArgs, f: &RegFacts) -> Checks {
                         policy_name(alloc.extra)
                     ),
                     "allocate device memory for HCCS with aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_ONLY) (2 MiB-aligned huge pages)",
-                )),
-                Some(_) => {}
+                        ));
+                    }
+                    if start % HCCS_ALIGN != 0 {
+                        c.findings.push(Finding::new(
+                            RuleId::HixlRegDeviceAlign,
+                            a.api.addr_arg(),
+                            format!(
+                                "an HCCS transport is configured ({}) and 0x{start:x} is not 2 MiB-aligned ({} past a boundary): HCCS device-to-device transfers fail (EINVAL) on such addresses",
+                                f.options.transports_text(),
+                                human((start % HCCS_ALIGN) as u64)
+                            ),
+                            format!(
+                                "register from a 2 MiB boundary (the next is 0x{:x}); ACL_MEM_MALLOC_HUGE_ONLY allocations start on one",
+                                (start / HCCS_ALIGN).saturating_add(1).saturating_mul(HCCS_ALIGN)
+                            ),
+                        ));
+                    }
+                }
+                Some(false) => {}
                 None => c.skip(no_transport(RuleId::HixlRegDeviceHuge)),
             },
         },
     }
     c
 }
+
+/// The start alignment HCCS device-to-device transfers want (huge pages).
+const HCCS_ALIGN: usize = 2 << 20;
 
 fn no_transport(rule: RuleId) -> Skip {
     Skip::new(
@@ -1368,7 +1390,9 @@ mod tests {
         let f = facts(&o);
         let c = check_register(&hixl(0x1000, 4096, MEM_HOST), &f);
         assert!(c.findings.is_empty() && c.skipped.is_empty(), "{c:?}");
-        let c = check_register(&hixl(0x1000, 4096, MEM_DEVICE), &f);
+        // Device memory over HCCS: from a HUGE_ONLY allocation, on a 2 MiB boundary.
+        let f = RegFacts { dev_alloc: Some(Alloc { base: 2 << 20, len: 4 << 20, extra: 1 }), ..facts(&o) };
+        let c = check_register(&hixl(2 << 20, 4096, MEM_DEVICE), &f);
         assert!(c.findings.is_empty() && c.skipped.is_empty(), "{c:?}");
     }
 
@@ -1567,16 +1591,22 @@ mod tests {
         let mut f = facts(&hccs);
         f.dev_alloc = None;
         assert_eq!(rules(&check_register(&hixl(0x1000, 1, 0), &f).findings), vec![RuleId::HixlRegDeviceOrigin]);
-        f.dev_alloc = Some(Alloc { base: 0x1000, len: 4096, extra: 0 });
-        let c = check_register(&hixl(0x1000, 1, 0), &f);
+        const M2: usize = 2 << 20;
+        f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: 0 });
+        let c = check_register(&hixl(M2, 1, 0), &f);
         assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceHuge]);
         assert!(c.findings[0].problem.contains("ACL_MEM_MALLOC_HUGE_FIRST"), "{:?}", c.findings[0]);
         for ok in [1, 4, 6, 7, 0x1001] {
-            f.dev_alloc = Some(Alloc { base: 0x1000, len: 4096, extra: ok });
-            assert!(check_register(&hixl(0x1000, 1, 0), &f).findings.is_empty(), "policy {ok:#x}");
+            f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: ok });
+            assert!(check_register(&hixl(M2, 1, 0), &f).findings.is_empty(), "policy {ok:#x}");
         }
-        f.dev_alloc = Some(Alloc { base: 0x1000, len: 4096, extra: 0x1002 });
-        assert!(check_register(&hixl(0x1000, 1, 0), &f).findings[0].problem.contains("NORMAL_ONLY | 0x1000"));
+        f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: 0x1002 });
+        assert!(check_register(&hixl(M2, 1, 0), &f).findings[0].problem.contains("NORMAL_ONLY | 0x1000"));
+        // HCCS also wants a 2 MiB-aligned start.
+        f.dev_alloc = Some(Alloc { base: M2, len: 2 * M2, extra: 1 });
+        let c = check_register(&hixl(M2 + 0x1000, 1, 0), &f);
+        assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceAlign]);
+        assert!(c.findings[0].fix.contains("0x400000"), "{:?}", c.findings[0]);
         let none = OptionsFacts::default();
         f.options = &none;
         let c = check_register(&hixl(0x1000, 1, 0), &f);

@@ -168,6 +168,7 @@ rule_ids! {
     HixlXferEmpty = 122,
     HixlXferLocalUnregistered = 123,
     HixlFinalizeLeak = 124,
+    HixlRegDeviceAlign = 125,
 }
 
 impl RuleId {
@@ -797,6 +798,17 @@ pub static CATALOGUE: &[RuleInfo] = &[
         summary: "Finalize, destruction (or HixlCS*Destroy) with registrations never deregistered: they are listed (never rejects)",
         fix: "DeregisterMem every handle before Finalize",
         source: "regcheck (leak report)",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegDeviceAlign,
+        name: "HIXL-REG-DEVICE-ALIGN",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
+        summary: "an HCCS transport is configured and the MEM_DEVICE range does not start on a 2 MiB boundary",
+        fix: "register from the 2 MiB-aligned start of an ACL_MEM_MALLOC_HUGE_ONLY allocation (and keep offsets multiples of 2 MiB)",
+        source: "HIXL RegisterMem reference (HCCS device-to-device wants 2 MB-aligned addresses); field failure B10",
     },
 ];
 

@@ -266,6 +266,7 @@ int Run(const std::string &s) {
     Init(a, kA, Transports("\"hccs:device\""));
     rc("huge_first", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
     rc("huge_only", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_ONLY), kPage, hixl::MEM_DEVICE));
+    rc("huge_only_offset", Reg(a, MallocDev(4 * kPage, ACL_MEM_MALLOC_HUGE_ONLY) + kPage, kPage, hixl::MEM_DEVICE));
     Init(b, kB, Transports("\"roce:device\""));
     rc("huge_first_roce", Reg(b, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
     a.Finalize();
