@@ -25,6 +25,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclsim.h"
+#include "sim_format.h"
 
 namespace {
 
@@ -92,18 +93,10 @@ __attribute__((constructor)) void aclsim_init_fork_handlers() {
 
 std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 std::string fmt(const char *f, ...) {
-    char buf[512];
     va_list ap;
     va_start(ap, f);
-    int n = vsnprintf(buf, sizeof buf, f, ap);
+    std::string out = aclsim_format::VFormat(f, ap);
     va_end(ap);
-    if (n < 0) return std::string();
-    if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
-    std::string out(static_cast<size_t>(n) + 1, '\0');
-    va_start(ap, f);
-    vsnprintf(&out[0], out.size(), f, ap);
-    va_end(ap);
-    out.resize(static_cast<size_t>(n));
     return out;
 }
 
@@ -547,6 +540,15 @@ aclError aclFinalize(void) {
     return rc;
 }
 
+namespace {
+// aclrtSetDevice/aclrtResetDevice preconditions: initialised, and a device that exists.
+aclError device_state_error(const State &s, int32_t deviceId, uint32_t n) {
+    if (!s.initialized) return ACL_ERROR_UNINITIALIZE;
+    if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) return ACL_ERROR_RT_INVALID_DEVICEID;
+    return ACL_SUCCESS;
+}
+}  // namespace
+
 aclError aclrtSetDevice(int32_t deviceId) {
     count("aclrtSetDevice");
     aclError rc = ACL_SUCCESS;
@@ -554,11 +556,8 @@ aclError aclrtSetDevice(int32_t deviceId) {
     {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        if (!s.initialized) {
-            rc = ACL_ERROR_UNINITIALIZE;
-        } else if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) {
-            rc = ACL_ERROR_RT_INVALID_DEVICEID;
-        } else {
+        rc = device_state_error(s, deviceId, n);
+        if (rc == ACL_SUCCESS) {
             Context *&c = s.default_ctx[deviceId];
             if (c == nullptr) {
                 c = new Context{deviceId, true, true};
@@ -582,11 +581,8 @@ aclError aclrtResetDevice(int32_t deviceId) {
     {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        if (!s.initialized) {
-            rc = ACL_ERROR_UNINITIALIZE;
-        } else if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) {
-            rc = ACL_ERROR_RT_INVALID_DEVICEID;
-        } else {
+        rc = device_state_error(s, deviceId, n);
+        if (rc == ACL_SUCCESS) {
             int &refs = s.device_refs[deviceId];
             if (refs > 0) refs--;
             if (refs == 0) {

@@ -13,6 +13,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclsim.h"
+#include "sim_format.h"
 #include "hixl/hixl.h"
 #include "hixl_common.h"
 
@@ -29,19 +30,11 @@ std::mutex &HixlMutex() {
 }
 
 std::string Fmt(const char *f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  int n = vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  if (n < 0) return std::string();
-  if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
-  std::string out(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, f);
-  vsnprintf(&out[0], out.size(), f, ap);
-  va_end(ap);
-  out.resize(static_cast<size_t>(n));
-  return out;
+    va_list ap;
+    va_start(ap, f);
+    std::string out = aclsim_format::VFormat(f, ap);
+    va_end(ap);
+    return out;
 }
 
 void Note(const char *name, const std::string &args, long long code) { aclsimNoteCall(name, args.c_str(), code); }
