@@ -7,12 +7,13 @@
 //! 3. the path in `REGCHECK_ACL_LIB` / `REGCHECK_HIXL_LIB`;
 //! 4. the vendor's install roots (the vendor's documented interface).
 //!
-//! A found function is cached for the life of the process; a miss is not cached (the vendor
-//! may be loaded later), and is logged with every place tried, once per symbol.
+//! A found function is cached for the life of the process. A miss is logged with every place
+//! tried, once per symbol, and remembered only until the next library is loaded (the vendor
+//! may be `dlopen`ed later, as ctypes does): meanwhile a call costs no new search.
 
 use std::ffi::{c_void, CStr, CString};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Call a vendor function through its [`Symbol`]: `call_vendor!(SYMBOL, FnType, missing; args..)`
 /// evaluates to the function's result, or to `missing` when no vendor library defines it
@@ -61,11 +62,34 @@ pub struct Symbol {
     name: &'static CStr,
     addr: AtomicUsize,
     miss_logged: AtomicBool,
+    /// `loads()` when the last look-up missed (+1, so 0 means "no miss yet"): until another
+    /// object is loaded, the answer cannot change and the search is not repeated.
+    missed_at: AtomicU64,
+}
+
+/// How many objects the dynamic linker has loaded so far (`dlpi_adds`); changes when a library
+/// is `dlopen`ed. No system call: a walk that stops at the first object.
+fn loads() -> u64 {
+    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _size: usize, out: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: the loader passes a valid info; `out` is the u64 below.
+        unsafe { *(out as *mut u64) = (*info).dlpi_adds };
+        1
+    }
+    let mut adds: u64 = 0;
+    // SAFETY: the callback only reads `info` and writes `adds`.
+    unsafe { libc::dl_iterate_phdr(Some(first), (&mut adds as *mut u64).cast()) };
+    adds
 }
 
 impl Symbol {
     pub const fn new(lib: Library, name: &'static CStr) -> Symbol {
-        Symbol { lib, name, addr: AtomicUsize::new(0), miss_logged: AtomicBool::new(false) }
+        Symbol {
+            lib,
+            name,
+            addr: AtomicUsize::new(0),
+            miss_logged: AtomicBool::new(false),
+            missed_at: AtomicU64::new(0),
+        }
     }
 
     pub fn name(&self) -> &'static str {
@@ -78,12 +102,17 @@ impl Symbol {
         if cached != 0 {
             return Some(cached as *mut c_void);
         }
+        let now = loads().wrapping_add(1);
+        if self.missed_at.load(Ordering::Relaxed) == now {
+            return None;
+        }
         match resolve(self.lib, self.name) {
             Ok(p) => {
                 self.addr.store(p as usize, Ordering::Release);
                 Some(p)
             }
             Err(tried) => {
+                self.missed_at.store(now, Ordering::Relaxed);
                 if !self.miss_logged.swap(true, Ordering::Relaxed) {
                     log::error!(
                         target: "regcheck",

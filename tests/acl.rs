@@ -607,7 +607,7 @@ fn a_panic_inside_regcheck_forwards_the_call() {
 fn missing_vendor_returns_api_not_support() {
     let exe = Program::c("acl_novendor", &["tests/c/acl_novendor.c"]).link(Link::RegcheckShared).libs(&[]).build();
     let empty = testkit::target_dir().join("no-ascend-here");
-    let o = Run::new(exe)
+    let o = Run::new(&exe)
         .env("HOME", &empty)
         .env("ASCEND_HOME_PATH", &empty)
         .env_remove("ASCEND_INSTALL_PATH")
@@ -626,6 +626,19 @@ fn missing_vendor_returns_api_not_support() {
         "logged once: {}",
         o.dump()
     );
+
+    // The vendor loaded late (dlopen, RTLD_LOCAL): found from the next call on.
+    let o = Run::new(&exe)
+        .arg("late")
+        .env("HOME", &empty)
+        .env("LD_LIBRARY_PATH", testkit::sim_lib_dir())
+        .env_remove("ASCEND_INSTALL_PATH")
+        .env("ASCEND_HOME_PATH", &empty)
+        .run();
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    assert!(o.stdout.contains("rc register 200001"), "{}", o.dump());
+    assert!(o.stdout.contains("rc register_after_dlopen 0") && o.stdout.contains("rc unregister 0"), "{}", o.dump());
+    assert_eq!(o.sim_calls(V2), 1, "{}", o.dump());
 }
 
 #[test]
