@@ -28,7 +28,7 @@ tasks:
   uninstall --prefix DIR   remove what `install` put into DIR (from its manifest)
   test [--no-install] [ARGS...]
                            make sure the tools the tests use are there (cc, c++, cmake,
-                           pkg-config, make, nm, objdump; missing ones are installed, saying
+                           pkg-config, make, nm, objdump, valgrind; missing ones are installed, saying
                            so, unless --no-install), then run `cargo test --workspace ARGS...`
   help                     print this text
 ";

@@ -1,7 +1,7 @@
 //! `cargo xtask test`: the README's test command.
 //!
 //! Makes sure the tools the test suite drives are installed (a C and a C++ compiler, cmake,
-//! pkg-config, make, binutils' nm and objdump). What is missing is installed, saying so, when
+//! pkg-config, make, binutils' nm and objdump, valgrind). What is missing is installed, saying so, when
 //! that can be done here (as root with apt-get; cmake also from PyPI); with `--no-install`, or
 //! when it cannot, it says how and stops. Then it runs `cargo test --workspace` with the
 //! remaining arguments.
@@ -20,6 +20,7 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("make", "the CMake and pkg-config consumers (tests/packaging.rs)", "make"),
     ("nm", "the exported-symbol check", "binutils"),
     ("objdump", "the SONAME check", "binutils"),
+    ("valgrind", "the memcheck test (tests/valgrind.rs)", "valgrind"),
 ];
 
 type Tool = (&'static str, &'static str, &'static str);
