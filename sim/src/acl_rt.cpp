@@ -726,15 +726,23 @@ const char *aclGetRecentErrMsg(void) {
     return out;
 }
 
+namespace {
+// The simulated version of a package: ACLSIM_DRIVER_VERSION for "driver", ACLSIM_CANN_VERSION
+// for anything else (empty: the version file is missing).
+const char *package_version(const char *pkgName) {
+    bool driver = strcmp(pkgName, "driver") == 0;
+    const char *v = getenv(driver ? "ACLSIM_DRIVER_VERSION" : "ACLSIM_CANN_VERSION");
+    return v != nullptr ? v : (driver ? "25.3.rc1" : "8.5.0");
+}
+}  // namespace
+
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr) {
     count("aclsysGetVersionStr");
     aclError rc = ACL_SUCCESS;
     if (pkgName == nullptr || versionStr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionStr", "pkgName or versionStr is NULL");
     } else {
-        const char *env = strcmp(pkgName, "driver") == 0 ? "ACLSIM_DRIVER_VERSION" : "ACLSIM_CANN_VERSION";
-        const char *v = getenv(env);
-        if (v == nullptr) v = strcmp(pkgName, "driver") == 0 ? "25.3.rc1" : "8.5.0";
+        const char *v = package_version(pkgName);
         if (*v == '\0') {
             rc = fail(ACL_ERROR_INVALID_FILE, "aclsysGetVersionStr", fmt("version file of %s missing", pkgName));
         } else {
@@ -752,9 +760,7 @@ aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum) {
     if (pkgName == nullptr || versionNum == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum", "pkgName or versionNum is NULL");
     } else {
-        const char *env = strcmp(pkgName, "driver") == 0 ? "ACLSIM_DRIVER_VERSION" : "ACLSIM_CANN_VERSION";
-        const char *v = getenv(env);
-        if (v == nullptr) v = strcmp(pkgName, "driver") == 0 ? "25.3.rc1" : "8.5.0";
+        const char *v = package_version(pkgName);
         // X.Y.Z[.M] | X.Y.rcN[.M] | X.Y.alphaN | X.Y.betaN
         unsigned long major = 0, minor = 0, patch = 0, pre = 0;
         long pre_base = 0;
