@@ -21,17 +21,19 @@
 
 #include "acl/acl.h"
 
+/* The ACL-level codes (ACL_SUCCESS, ACL_ERROR_INVALID_PARAM, ...) are `static const int` in the
+ * vendor's headers, not macros: C cannot use them as `case` labels. */
 static const char *code_name(int code) {
+    if (code == ACL_SUCCESS) return "ACL_SUCCESS";
+    if (code == ACL_ERROR_INVALID_PARAM) return "ACL_ERROR_INVALID_PARAM";
+    if (code == ACL_ERROR_API_NOT_SUPPORT) return "ACL_ERROR_API_NOT_SUPPORT";
     switch (code) {
-    case ACL_SUCCESS: return "ACL_SUCCESS";
-    case ACL_ERROR_INVALID_PARAM: return "ACL_ERROR_INVALID_PARAM";
     case ACL_ERROR_RT_PARAM_INVALID: return "ACL_ERROR_RT_PARAM_INVALID";
     case ACL_ERROR_RT_CONTEXT_NULL: return "ACL_ERROR_RT_CONTEXT_NULL";
     case ACL_ERROR_RT_FEATURE_NOT_SUPPORT: return "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
     case ACL_ERROR_RT_DRV_INTERNAL_ERROR: return "ACL_ERROR_RT_DRV_INTERNAL_ERROR";
     case ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
     case ACL_ERROR_HOST_MEMORY_NOT_REGISTERED: return "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED";
-    case ACL_ERROR_API_NOT_SUPPORT: return "ACL_ERROR_API_NOT_SUPPORT";
     default: return "?";
     }
 }

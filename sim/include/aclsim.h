@@ -5,6 +5,7 @@
 #ifndef ACLSIM_ACLSIM_H_
 #define ACLSIM_ACLSIM_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -22,6 +23,30 @@ void aclsimResetCallCounts(void);
 /* Host address behind a simulated device address (a MAPPED registration's device
  * address, or any address inside one); NULL when `devPtr` is not such an address. */
 void *aclsimDeviceToHost(const void *devPtr);
+
+/* What the simulated runtime knows of an address (aclsimQueryMemory). */
+typedef enum aclsimMemKind {
+    ACLSIM_MEM_UNKNOWN = 0,    /* not memory the simulated runtime handed out */
+    ACLSIM_MEM_DEVICE = 1,     /* aclrtMalloc (simulated device memory) */
+    ACLSIM_MEM_DEVICE_VMM = 2, /* mapped with aclrtMapMem (simulated device memory) */
+    ACLSIM_MEM_HOST = 3        /* aclrtMallocHost (page-locked host memory) */
+} aclsimMemKind;
+
+typedef struct aclsimMemInfo {
+    int kind;          /* aclsimMemKind */
+    int32_t device;    /* aclrtMalloc/aclrtMallocHost: the current device at the call (-1: none);
+                          VMM: the physical allocation's location.id */
+    int page_type;     /* device memory: 0 normal pages, 1 huge (2 MiB), 2 huge 1 GiB (the values
+                          of the vendor's aclrtMemPgType); host memory: 0 */
+    uintptr_t base;    /* start of the allocation or aclrtMapMem mapping containing the address */
+    size_t size;       /* its usable size */
+    int fd;            /* VMM: the memfd behind the mapping (file offset 0 at `base`); else -1 */
+} aclsimMemInfo;
+
+/* Describes the memory containing [addr, addr + len) (len 0 counts as 1) in *info and returns
+ * 1 when that whole range lies inside one allocation of aclrtMalloc or aclrtMallocHost, or one
+ * aclrtMapMem mapping; otherwise returns 0 with info->kind = ACLSIM_MEM_UNKNOWN. NULL info: 0. */
+int aclsimQueryMemory(const void *addr, size_t len, aclsimMemInfo *info);
 
 /* Internal: used by libcann_hixl.so to count and trace its entry points through the
  * same counters (`args` is the text between the parentheses of the trace line). */

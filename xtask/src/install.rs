@@ -12,7 +12,7 @@
 //! include/regcheck.h                       the generated header
 //! lib/cmake/regcheck/regcheckConfig.cmake, regcheckConfigVersion.cmake
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
-//! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl}.so   the simulator of the vendor libraries
+//! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,ascend_hal}.so   the simulator of the vendor libraries
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix
 //! ```
@@ -120,7 +120,7 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
     if let Some(audit) = &built.audit {
         plan.push(("lib/libregcheck_audit.so".into(), Item::Copy { from: audit.clone(), mode: 0o755 }));
     }
-    for lib in ["libacl_rt.so", "libascendcl.so", "libcann_hixl.so"] {
+    for lib in ["libacl_rt.so", "libascendcl.so", "libcann_hixl.so", "libascend_hal.so"] {
         plan.push((format!("lib/regcheck/sim/{lib}"), Item::Copy { from: built.sim_lib_dir.join(lib), mode: 0o755 }));
     }
     let sim_include = testkit::sim_include_dir();

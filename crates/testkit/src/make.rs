@@ -104,10 +104,20 @@ struct SimLib {
 const SIM_LIBS: &[SimLib] = &[
     SimLib {
         file: "libacl_rt.so",
-        sources: &["acl_rt.cpp"],
+        sources: &[
+            "acl_common.cpp",
+            "acl_rt.cpp",
+            "acl_memory.cpp",
+            "acl_host_reg.cpp",
+            "acl_vmm.cpp",
+            "acl_impl_aliases.cpp",
+        ],
         // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable
         link: &["-Wl,-Bsymbolic"],
     },
+    // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
+    // link -lascend_hal (the vendor's samples do) take them from there
+    SimLib { file: "libascend_hal.so", sources: &["securec.cpp"], link: &[] },
     SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib {
         file: "libcann_hixl.so",

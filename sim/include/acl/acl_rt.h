@@ -6,36 +6,15 @@
 #ifndef ACLSIM_ACL_ACL_RT_H_
 #define ACLSIM_ACL_ACL_RT_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "acl_base.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef int aclError;
-typedef void *aclrtContext;
-
-/* ---- error codes (acl_base.h / acl_rt.h in the vendor product) ---- */
-#define ACL_SUCCESS 0
-#define ACL_ERROR_INVALID_PARAM 100000
-#define ACL_ERROR_UNINITIALIZE 100001
-#define ACL_ERROR_REPEAT_INITIALIZE 100002
-#define ACL_ERROR_INVALID_FILE 100003
-#define ACL_ERROR_REPEAT_FINALIZE 100037
-#define ACL_ERROR_RT_PARAM_INVALID 107000
-#define ACL_ERROR_RT_INVALID_DEVICEID 107001
-#define ACL_ERROR_RT_CONTEXT_NULL 107002
-#define ACL_ERROR_RT_ADDR_UNALIGNED 107008
-#define ACL_ERROR_MEMORY_ADDRESS_UNALIGNED 200003
-#define ACL_ERROR_API_NOT_SUPPORT 200001
-#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
-#define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
-#define ACL_ERROR_INTERNAL_ERROR 500000
-#define ACL_ERROR_RT_DEV_SETUP_ERROR 507033
-#define ACL_ERROR_RT_DRV_INTERNAL_ERROR 507899
-#define ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED 507910
-#define ACL_ERROR_HOST_MEMORY_NOT_REGISTERED 507911
 
 /* ---- aclrtHostRegisterV2 flags ---- */
 #define ACL_HOST_REG_MAPPED 0x2UL
@@ -65,6 +44,77 @@ typedef enum aclrtMemMallocPolicy {
     ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
 } aclrtMemMallocPolicy;
 
+/* ---- aclrtMemcpy kinds ---- */
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_DEFAULT,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE
+} aclrtMemcpyKind;
+
+/* ---- virtual memory management (aclrtReserveMemAddress, aclrtMallocPhysical, aclrtMapMem) ---- */
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM,
+    ACL_HBM_MEM,
+    ACL_DDR_MEM_HUGE,
+    ACL_DDR_MEM_NORMAL,
+    ACL_HBM_MEM_HUGE,
+    ACL_HBM_MEM_NORMAL,
+    ACL_DDR_MEM_P2P_HUGE,
+    ACL_DDR_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_P2P_HUGE,
+    ACL_HBM_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_HUGE1G,
+    ACL_HBM_MEM_P2P_HUGE1G,
+    ACL_MEM_NORMAL,
+    ACL_MEM_HUGE,
+    ACL_MEM_HUGE1G,
+    ACL_MEM_P2P_NORMAL,
+    ACL_MEM_P2P_HUGE,
+    ACL_MEM_P2P_HUGE1G
+} aclrtMemAttr;
+
+enum aclrtMemPgType { NORMAL_PAGE_TYPE = 0U, HUGE_PAGE_TYPE, HUGE1G_PAGE_TYPE };
+
+enum aclrtMemType { HBM_TYPE = 0U, DDR_TYPE, P2P_HBM_TYPE, P2P_DDR_TYPE };
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_MEM_LOCATION_TYPE_MANAGED,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef enum aclrtMemAllocationType { ACL_MEM_ALLOCATION_TYPE_PINNED = 0 } aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType { ACL_MEM_HANDLE_TYPE_NONE = 0, ACL_MEM_HANDLE_TYPE_POSIX = 2 } aclrtMemHandleType;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+typedef void *aclrtDrvMemHandle;
+
 /* ---- initialisation, devices, contexts ---- */
 aclError aclInit(const char *configPath);
 aclError aclFinalize(void);
@@ -76,7 +126,6 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
 aclError aclrtDestroyContext(aclrtContext context);
 aclError aclrtGetCurrentContext(aclrtContext *context);
 aclError aclrtSetCurrentContext(aclrtContext context);
-const char *aclrtGetSocName(void);
 const char *aclGetRecentErrMsg(void);
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
 aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
@@ -86,6 +135,21 @@ aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void *devPtr);
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+
+/* ---- virtual memory management ---- */
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity);
 
 /* ---- host memory registration ---- */
 aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);

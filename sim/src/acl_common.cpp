@@ -1,0 +1,304 @@
+// libacl_rt.so of the simulator: the runtime's state and the helpers every ACL source file
+// shares (declared in acl_internal.h).
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "acl_internal.h"
+#include "sim_format.h"
+
+namespace aclsim {
+
+std::mutex g_mu;
+
+State &st() {
+    static State *s = new State;  // never destroyed: usable from atexit handlers and threads
+    return *s;
+}
+
+thread_local Context *t_ctx = nullptr;
+thread_local std::string t_err;
+
+namespace {
+void atfork_prepare() { g_mu.lock(); }
+void atfork_parent() { g_mu.unlock(); }
+void atfork_child() { g_mu.unlock(); }
+
+__attribute__((constructor)) void aclsim_init_fork_handlers() {
+    (void)st();
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Helpers: formatting, counting, tracing, error messages
+// ---------------------------------------------------------------------------------------------
+
+std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string out = aclsim_format::VFormat(f, ap);
+    va_end(ap);
+    return out;
+}
+
+void count(const char *name) {
+    std::lock_guard<std::mutex> g(g_mu);
+    st().counts[name]++;
+}
+
+bool trace_enabled() {
+    const char *e = getenv("ACLSIM_TRACE");
+    return e != nullptr && strcmp(e, "1") == 0;
+}
+
+void write_stderr(const std::string &s) {
+    const char *p = s.data();
+    size_t left = s.size();
+    while (left > 0) {
+        ssize_t w = write(2, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        p += w;
+        left -= static_cast<size_t>(w);
+    }
+}
+
+void trace_line(const char *name, const std::string &args, const std::string &result) {
+    if (!trace_enabled()) return;
+    write_stderr("[aclsim] " + std::string(name) + "(" + args + ") -> " + result + "\n");
+}
+
+void trace(const char *name, const std::string &args, long long code) {
+    trace_line(name, args, std::to_string(code));
+}
+
+aclError fail(aclError code, const char *api, const std::string &why) {
+    t_err = fmt("%s failed, error code %d: %s", api, code, why.c_str());
+    return code;
+}
+
+const char *intern(const std::string &s) {
+    std::lock_guard<std::mutex> g(g_mu);
+    return st().interned.insert(s).first->c_str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+// ---------------------------------------------------------------------------------------------
+
+uint32_t device_count() {
+    const char *e = getenv("ACLSIM_DEVICE_COUNT");
+    if (e != nullptr && *e != '\0') {
+        char *end = nullptr;
+        unsigned long v = strtoul(e, &end, 10);
+        if (end != nullptr && *end == '\0' && v > 0 && v <= 64) return static_cast<uint32_t>(v);
+    }
+    return 8;
+}
+
+// NULL when ACLSIM_SOC_NAME is set to the empty string.
+const char *soc_name_raw() {
+    const char *e = getenv("ACLSIM_SOC_NAME");
+    if (e == nullptr) return "Ascend910B1";
+    if (*e == '\0') return nullptr;
+    return e;
+}
+
+enum class Family { A2, A3, P950PR, P950DT, A200I500A2, Inference, Training, Unknown };
+
+struct SocEntry {
+    const char *name;
+    Family family;
+};
+
+// Product table (the vendor's documented interface), kept as data. Exact names; the 950 parts by prefix.
+const SocEntry kSocTable[] = {
+    {"Ascend910B1", Family::A2},        {"Ascend910B2", Family::A2},
+    {"Ascend910B2C", Family::A2},       {"Ascend910B3", Family::A2},
+    {"Ascend910B4", Family::A2},        {"Ascend910B4-1", Family::A2},
+    {"Ascend910_9362", Family::A3},     {"Ascend910_9363", Family::A3},
+    {"Ascend910_9372", Family::A3},     {"Ascend910_9381", Family::A3},
+    {"Ascend910_9382", Family::A3},     {"Ascend910_9391", Family::A3},
+    {"Ascend910_9392", Family::A3},     {"Ascend310B1", Family::A200I500A2},
+    {"Ascend310B2", Family::A200I500A2}, {"Ascend310B3", Family::A200I500A2},
+    {"Ascend310B4", Family::A200I500A2}, {"Ascend310P1", Family::Inference},
+    {"Ascend310P3", Family::Inference}, {"Ascend310P5", Family::Inference},
+    {"Ascend310P7", Family::Inference}, {"Ascend910A", Family::Training},
+    {"Ascend910ProA", Family::Training}, {"Ascend910PremiumA", Family::Training},
+    {"Ascend910B", Family::Training},   {"Ascend910ProB", Family::Training},
+};
+
+const struct {
+    const char *prefix;
+    Family family;
+} kSocPrefixes[] = {
+    {"Ascend950PR_", Family::P950PR},
+    {"Ascend950DT_", Family::P950DT},
+};
+
+Family soc_family(const char *soc) {
+    if (soc == nullptr) return Family::Unknown;
+    for (const auto &e : kSocTable)
+        if (strcmp(e.name, soc) == 0) return e.family;
+    for (const auto &p : kSocPrefixes)
+        if (strncmp(p.prefix, soc, strlen(p.prefix)) == 0) return p.family;
+    return Family::Unknown;
+}
+
+// Host registration is supported on A2, A3, 950PR and 950DT (the later API reference);
+// an unknown SoC string is treated as supported.
+bool soc_supports_host_register() {
+    switch (soc_family(soc_name_raw())) {
+        case Family::A200I500A2:
+        case Family::Inference:
+        case Family::Training:
+            return false;
+        default:
+            return true;
+    }
+}
+
+size_t host_page_size() {
+    const char *e = getenv("ACLSIM_HOST_PAGE_SIZE");
+    if (e != nullptr && *e != '\0') {
+        char *end = nullptr;
+        unsigned long v = strtoul(e, &end, 0);
+        if (end != nullptr && *end == '\0' && v >= 4096 && (v & (v - 1)) == 0) return v;
+    }
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<size_t>(p) : 4096;
+}
+
+size_t env_size(const char *name, size_t dflt) {
+    const char *e = getenv(name);
+    if (e == nullptr || *e == '\0') return dflt;
+    char *end = nullptr;
+    unsigned long long v = strtoull(e, &end, 0);
+    if (end == nullptr || *end != '\0') return dflt;
+    return static_cast<size_t>(v);
+}
+
+// Offset of aclrtMallocHost's returned pointer into its page-aligned mapping: the vendor only
+// guarantees 64-byte alignment. A multiple of 64 below the page size, else 0.
+size_t malloc_host_offset() {
+    size_t off = env_size("ACLSIM_MALLOC_HOST_OFFSET", 0);
+    return (off % 64 == 0 && off < host_page_size()) ? off : 0;
+}
+
+std::string kernel_release() {
+    const char *e = getenv("ACLSIM_KERNEL_RELEASE");
+    if (e != nullptr && *e != '\0') return e;
+    struct utsname u;
+    if (uname(&u) == 0) return u.release;
+    return "0.0";
+}
+
+std::vector<unsigned long> parse_release(const std::string &s) {
+    std::vector<unsigned long> v;
+    size_t i = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        unsigned long n = 0;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') n = n * 10 + static_cast<unsigned long>(s[i++] - '0');
+        v.push_back(n);
+        if (i < s.size() && s[i] == '.' && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9')
+            i++;
+        else
+            break;
+    }
+    return v;
+}
+
+std::string pageable_kernel_max() {
+    const char *e = getenv("ACLSIM_PAGEABLE_KERNEL_MAX");
+    if (e != nullptr && *e != '\0') return e;
+    return "5.10";
+}
+
+// True when the release is <= the threshold, compared on the threshold's components
+// ("5.10.0-60.oe2203" <= "5.10"; "5.4" <= "5.10"; "6.1" > "5.10").
+bool kernel_is_old(const std::string &rel, const std::string &thr) {
+    std::vector<unsigned long> r = parse_release(rel), t = parse_release(thr);
+    if (t.empty()) return false;
+    for (size_t i = 0; i < t.size(); i++) {
+        unsigned long x = i < r.size() ? r[i] : 0;
+        if (x < t[i]) return true;
+        if (x > t[i]) return false;
+    }
+    return true;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Lookups (call with g_mu held)
+// ---------------------------------------------------------------------------------------------
+
+bool ctx_valid_locked(Context *c) { return c != nullptr && c->alive && st().contexts.count(c) != 0; }
+
+int32_t current_device_locked() { return ctx_valid_locked(t_ctx) ? t_ctx->device : -1; }
+
+// The current device of the calling thread, or -1 without a (live) current context.
+int32_t current_device() {
+    std::lock_guard<std::mutex> g(g_mu);
+    if (!ctx_valid_locked(t_ctx)) return -1;
+    return t_ctx->device;
+}
+
+const Registration *find_containing_locked(int32_t dev, uintptr_t p) {
+    auto dit = st().regs.find(dev);
+    if (dit == st().regs.end()) return nullptr;
+    auto &m = dit->second;
+    auto it = m.upper_bound(p);
+    if (it == m.begin()) return nullptr;
+    --it;
+    if (p - it->second.base < it->second.size) return &it->second;
+    return nullptr;
+}
+
+const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t size) {
+    auto dit = st().regs.find(dev);
+    if (dit == st().regs.end()) return nullptr;
+    auto &m = dit->second;
+    uintptr_t end = base + size;
+    auto it = m.lower_bound(end);
+    if (it == m.begin()) return nullptr;
+    --it;
+    if (it->second.base + it->second.size > base) return &it->second;
+    return nullptr;
+}
+
+bool in_malloc_host_locked(uintptr_t base, uint64_t size) {
+    auto &m = st().host_allocs;
+    auto it = m.upper_bound(base);
+    if (it == m.begin()) return false;
+    --it;
+    return base - it->first < it->second.len && size <= it->second.len - (base - it->first);
+}
+
+size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base) {
+    auto &m = st().vm_maps;
+    auto it = m.upper_bound(p);
+    if (it == m.begin()) return nullptr;
+    --it;
+    if (p - it->first >= it->second.size) return nullptr;
+    if (base != nullptr) *base = it->first;
+    return &it->second;
+}
+
+}  // namespace aclsim

@@ -1,0 +1,135 @@
+// Internal to libacl_rt.so: the simulated runtime's state and the helpers its source files
+// share (acl_common.cpp defines them). Not installed.
+#ifndef ACLSIM_SRC_ACL_INTERNAL_H_
+#define ACLSIM_SRC_ACL_INTERNAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "acl/acl_rt.h"
+
+namespace aclsim {
+
+// ---- state ----
+
+struct Context {
+    int32_t device;
+    bool is_default;
+    bool alive;
+};
+
+struct Registration {
+    uintptr_t base;
+    uint64_t size;
+    uint32_t flags;      // V2 flags; V1 registrations are recorded as ACL_HOST_REG_MAPPED
+    uintptr_t dev_addr;  // 0 unless MAPPED
+};
+
+struct Allocation {
+    size_t len;          // usable bytes from the returned pointer (the key)
+    uint32_t policy;     // aclrtMalloc policy as passed
+    uintptr_t map_base;  // the mmap behind it
+    size_t map_len;
+    int32_t device;      // the current device at the allocation
+};
+
+// Page type of simulated device memory (the values of the vendor's aclrtMemPgType).
+enum class PageType : int { Normal = 0, Huge = 1, Huge1G = 2 };
+
+// aclrtMallocPhysical: a memfd of `size` bytes (so one handle can be mapped at several
+// addresses, all seeing the same bytes).
+struct PhysMem {
+    int fd;
+    size_t size;
+    int32_t device;          // location.id
+    uint32_t location_type;  // aclrtMemLocationType
+    uint32_t mem_attr;       // aclrtMemAttr as passed
+    uint64_t reserve;
+    PageType page;
+    int mappings;            // live aclrtMapMem mappings of this handle
+    bool released;           // aclrtFreePhysical called; the fd closes with the last mapping
+};
+
+// aclrtReserveMemAddress: a PROT_NONE range.
+struct Reservation {
+    size_t size;         // as asked (the key is the returned address)
+    uintptr_t map_base;  // the mmap behind it (aligned inside)
+    size_t map_len;
+};
+
+// aclrtMapMem: [base, base + size) of a reservation shows `phys`.
+struct VmMapping {
+    size_t size;
+    PhysMem *phys;
+};
+
+struct State {
+    bool initialized = false;
+    bool finalized_once = false;               // aclFinalize succeeded at least once
+    std::map<int32_t, Context *> default_ctx;  // device -> default context
+    std::map<int32_t, int> device_refs;        // aclrtSetDevice reference counts
+    std::set<Context *> contexts;              // every context ever created (never freed)
+    std::map<uintptr_t, Allocation> host_allocs;  // aclrtMallocHost base -> allocation
+    std::map<uintptr_t, Allocation> dev_allocs;   // aclrtMalloc base -> allocation
+    std::map<int32_t, std::map<uintptr_t, Registration>> regs;  // device -> base -> registration
+    uintptr_t next_dev_addr = 0x7e0000000000ULL;
+    std::map<uintptr_t, Reservation> reservations;  // aclrtReserveMemAddress base -> range
+    std::set<PhysMem *> phys;                       // live aclrtMallocPhysical handles
+    std::map<uintptr_t, VmMapping> vm_maps;         // aclrtMapMem base -> mapping
+    std::map<std::string, uint64_t> counts;
+    std::set<std::string> interned;
+};
+
+// The one mutex of the simulated ACL runtime. Never held while calling out of the library,
+// while reading /proc, or while printing.
+extern std::mutex g_mu;
+State &st();
+extern thread_local Context *t_ctx;
+extern thread_local std::string t_err;
+
+// ---- formatting, counting, tracing, error messages ----
+
+std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+void count(const char *name);
+void write_stderr(const std::string &s);
+void trace_line(const char *name, const std::string &args, const std::string &result);
+void trace(const char *name, const std::string &args, long long code);
+// Records `why` as the thread's recent error message and returns `code`.
+aclError fail(aclError code, const char *api, const std::string &why);
+const char *intern(const std::string &s);
+
+// ---- environment ----
+
+uint32_t device_count();
+const char *soc_name_raw();  // NULL when ACLSIM_SOC_NAME is set to the empty string
+bool soc_supports_host_register();
+size_t host_page_size();
+size_t env_size(const char *name, size_t dflt);
+size_t malloc_host_offset();
+std::string kernel_release();
+std::string pageable_kernel_max();
+bool kernel_is_old(const std::string &rel, const std::string &thr);
+
+// ---- lookups (the _locked ones with g_mu held) ----
+
+bool ctx_valid_locked(Context *c);
+int32_t current_device();  // -1 without a live current context
+int32_t current_device_locked();
+const Registration *find_containing_locked(int32_t dev, uintptr_t p);
+const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t size);
+bool in_malloc_host_locked(uintptr_t base, uint64_t size);
+// The aclrtMapMem mapping containing p, or NULL (its base in *base).
+const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base);
+size_t round_up(size_t v, size_t a);
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+}  // namespace aclsim
+
+#endif  // ACLSIM_SRC_ACL_INTERNAL_H_
