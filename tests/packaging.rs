@@ -395,6 +395,38 @@ fn pkg_config_consumer_builds_the_c_demo_shared_and_static() {
     assert!(private.contains("-lregcheck") && private.contains("-lc"), "Libs.private: {private}");
 }
 
+/// The vendor samples' compiler flags (their CMakeLists.txt) and link line.
+const VENDOR_FLAGS: &[&str] = &["-O2", "-Wall", "-Wextra", "-Werror", "-ftrapv", "-fno-common", "-Wfloat-equal"];
+const VENDOR_LIBS: &[&str] = &["-lcann_hixl", "-lacl_rt", "-lpthread", "-lrt", "-lascend_hal"];
+
+#[test]
+fn a_program_builds_with_the_vendor_flags_and_link_line_against_the_installed_simulator() {
+    require("pkg-config");
+    let prefix = prefix();
+    let dir = scratch("vendor-link");
+    let pc = run_ok(
+        clean(&mut Command::new("pkg-config"))
+            .args(["--cflags", "--libs", "regcheck-sim"])
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+            .env_remove("PKG_CONFIG_LIBDIR"),
+    );
+    let source = testkit::workspace_root().join("tests/c/vendor_link.cpp");
+    // CANN's C++ libraries use the old std::string ABI; programs may be built either way
+    for (name, abi) in [("vendor_link_abi0", Some("-D_GLIBCXX_USE_CXX11_ABI=0")), ("vendor_link_abi1", None)] {
+        let exe = dir.join(name);
+        let mut cxx = Command::new("c++");
+        clean(&mut cxx).args(VENDOR_FLAGS).args(abi).arg(&source).arg("-o").arg(&exe);
+        cxx.args(pc.split_whitespace()).args(VENDOR_LIBS);
+        run_ok(&mut cxx);
+        let out = output(clean(&mut Command::new(&exe)));
+        assert!(out.status.success(), "{name} failed ({}):\n{}", out.status, text(&out));
+        assert!(text(&out).contains("vendor_link ok"), "{name}:\n{}", text(&out));
+        // the securec functions come from the HAL stand-in, which the program needs directly
+        let needed = run_ok(Command::new("objdump").arg("-p").arg(&exe));
+        assert!(needed.contains("NEEDED               libascend_hal.so"), "{name}:\n{needed}");
+    }
+}
+
 /// The version file's answer to `find_package(regcheck <request>)`, from `cmake -P`.
 fn version_answer(version_file: &Path, request: &str) -> (bool, bool) {
     let dir = version_file.parent().unwrap();

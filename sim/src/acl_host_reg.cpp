@@ -117,13 +117,13 @@ bool range_mlocked(uintptr_t base, uint64_t size) {
 // ---------------------------------------------------------------------------------------------
 
 aclError do_register(const char *api, void *ptr, uint64_t size, uint32_t flags, void **dev_out) {
+    int32_t dev = current_device();
+    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
     if (!soc_supports_host_register()) {
         const char *soc = soc_name_raw();
         return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
                     fmt("host memory registration is not supported on %s", soc ? soc : "(unknown SoC)"));
     }
-    int32_t dev = current_device();
-    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
 
     // ---- the "driver" ----
     uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
@@ -222,6 +222,8 @@ aclError aclrtHostUnregister(void *ptr) {
     aclError rc = ACL_SUCCESS;
     if (ptr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL");
+    } else if (current_device() < 0) {
+        rc = ACL_ERROR_RT_CONTEXT_NULL;
     } else if (!soc_supports_host_register()) {
         rc = fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "host memory registration is not supported on this SoC");
     } else {
@@ -249,8 +251,6 @@ aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, pHost ? "pDevice is NULL" : "pHost is NULL");
     } else if (flag != 0) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("flag must be 0, got %u", flag));
-    } else if (!soc_supports_host_register()) {
-        rc = fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "host memory registration is not supported on this SoC");
     } else {
         std::lock_guard<std::mutex> g(g_mu);
         if (!ctx_valid_locked(t_ctx)) {

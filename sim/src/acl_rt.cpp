@@ -41,46 +41,49 @@ aclError aclInit(const char *configPath) {
     count("aclInit");
     aclError rc = ACL_SUCCESS;
     struct stat sb;
-    if (configPath != nullptr && *configPath != '\0' && stat(configPath, &sb) != 0) {
+    bool repeat;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        repeat = st().initialized;
+    }
+    if (repeat) {
+        rc = fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit", "aclInit was already called");
+    } else if (configPath != nullptr && *configPath != '\0' && stat(configPath, &sb) != 0) {
         rc = fail(ACL_ERROR_INVALID_FILE, "aclInit", fmt("config file %s cannot be read", configPath));
+    } else if (soc_name_raw() == nullptr) {
+        rc = fail(ACL_ERROR_INTERNAL_ERROR, "aclInit", "init SoC version failed: the SoC name cannot be read");
     } else {
         std::lock_guard<std::mutex> g(g_mu);
-        if (st().initialized)
-            rc = ACL_ERROR_REPEAT_INITIALIZE;
-        else
-            st().initialized = true;
+        st().initialized = true;
     }
-    if (rc == ACL_ERROR_REPEAT_INITIALIZE) fail(rc, "aclInit", "aclInit was already called");
     trace("aclInit", configPath ? fmt("\"%s\"", configPath) : "NULL", rc);
     return rc;
 }
 
+// aclFinalize ends what aclInit started and nothing else: devices, contexts, allocations and
+// registrations stay. A first aclFinalize without aclInit succeeds; another one before the next
+// aclInit answers 100037.
 aclError aclFinalize(void) {
     count("aclFinalize");
     aclError rc = ACL_SUCCESS;
     {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        if (!s.initialized) {
+        if (!s.initialized && s.finalized_once) {
             rc = ACL_ERROR_REPEAT_FINALIZE;
         } else {
             s.initialized = false;
-            for (Context *c : s.contexts) c->alive = false;
-            s.default_ctx.clear();
-            s.device_refs.clear();
-            s.regs.clear();
+            s.finalized_once = true;
         }
     }
-    if (rc != ACL_SUCCESS) fail(rc, "aclFinalize", "aclFinalize without aclInit");
-    t_ctx = nullptr;
+    if (rc != ACL_SUCCESS) fail(rc, "aclFinalize", "repeatedly finalized (aclFinalize without a new aclInit)");
     trace("aclFinalize", "", rc);
     return rc;
 }
 
 namespace {
-// aclrtSetDevice/aclrtResetDevice preconditions: initialised, and a device that exists.
-aclError device_state_error(const State &s, int32_t deviceId, uint32_t n) {
-    if (!s.initialized) return ACL_ERROR_UNINITIALIZE;
+// aclrtSetDevice/aclrtResetDevice precondition: a device that exists (neither needs aclInit).
+aclError device_state_error(int32_t deviceId, uint32_t n) {
     if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) return ACL_ERROR_RT_INVALID_DEVICEID;
     return ACL_SUCCESS;
 }
@@ -93,7 +96,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
     {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        rc = device_state_error(s, deviceId, n);
+        rc = device_state_error(deviceId, n);
         if (rc == ACL_SUCCESS) {
             Context *&c = s.default_ctx[deviceId];
             if (c == nullptr) {
@@ -104,7 +107,6 @@ aclError aclrtSetDevice(int32_t deviceId) {
             t_ctx = c;
         }
     }
-    if (rc == ACL_ERROR_UNINITIALIZE) fail(rc, "aclrtSetDevice", "aclInit has not been called");
     if (rc == ACL_ERROR_RT_INVALID_DEVICEID)
         fail(rc, "aclrtSetDevice", fmt("device %d does not exist (%u devices)", deviceId, n));
     trace("aclrtSetDevice", fmt("%d", deviceId), rc);
@@ -118,7 +120,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
     {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        rc = device_state_error(s, deviceId, n);
+        rc = device_state_error(deviceId, n);
         if (rc == ACL_SUCCESS) {
             int &refs = s.device_refs[deviceId];
             if (refs > 0) refs--;
@@ -132,7 +134,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
             }
         }
     }
-    if (rc != ACL_SUCCESS) fail(rc, "aclrtResetDevice", "invalid state or device id");
+    if (rc != ACL_SUCCESS) fail(rc, "aclrtResetDevice", fmt("device %d does not exist (%u devices)", deviceId, n));
     trace("aclrtResetDevice", fmt("%d", deviceId), rc);
     return rc;
 }
@@ -173,9 +175,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
     } else {
         std::lock_guard<std::mutex> g(g_mu);
         State &s = st();
-        if (!s.initialized) {
-            rc = ACL_ERROR_UNINITIALIZE;
-        } else if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) {
+        if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) {
             rc = ACL_ERROR_RT_INVALID_DEVICEID;
         } else {
             Context *c = new Context{deviceId, false, true};
@@ -184,7 +184,6 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
             *context = c;
         }
     }
-    if (rc == ACL_ERROR_UNINITIALIZE) fail(rc, "aclrtCreateContext", "aclInit has not been called");
     if (rc == ACL_ERROR_RT_INVALID_DEVICEID) fail(rc, "aclrtCreateContext", "invalid device id");
     trace("aclrtCreateContext", fmt("%p, %d", static_cast<void *>(context), deviceId), rc);
     return rc;

@@ -47,11 +47,26 @@ int main(void) {
     aclrtContext ctx = sentinel;
     int32_t dev = -1;
 
-    /* ---- before aclInit ---- */
-    EXPECT_EQ(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+    /* ---- before aclInit: no context, and devices and contexts need no aclInit ---- */
     EXPECT_EQ(aclrtGetCurrentContext(&ctx), ACL_ERROR_RT_CONTEXT_NULL);
     EXPECT_TRUE(ctx == sentinel);
     EXPECT_EQ(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    void *pre = NULL;
+    EXPECT_EQ(aclrtMallocHost(&pre, 4096), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(aclrtMalloc(&pre, 4096, ACL_MEM_MALLOC_HUGE_ONLY), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_TRUE(pre == NULL);
+    EXPECT_EQ(aclrtSetDevice(1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_SUCCESS);
+    EXPECT_EQ(dev, 1);
+    EXPECT_EQ(aclrtMallocHost(&pre, 4096), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFreeHost(pre), ACL_SUCCESS);
+    aclrtContext pre_ctx = NULL;
+    EXPECT_EQ(aclrtCreateContext(&pre_ctx, 1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyContext(pre_ctx), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    /* a first aclFinalize without aclInit succeeds; the next one is a repeat */
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
     EXPECT_EQ(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 
     EXPECT_EQ(aclInit(NULL), ACL_SUCCESS);

@@ -64,8 +64,13 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage();
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const char *mode = argv[1];
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
-        fprintf(stderr, "setup failed\n");
+    /* Without a SoC name (ACLSIM_SOC_NAME set to "") aclInit fails with 500000, as the vendor's
+     * does; nothing else needs aclInit. */
+    const char *soc_env = getenv("ACLSIM_SOC_NAME");
+    aclError init = aclInit(NULL);
+    aclError want_init = (soc_env != NULL && *soc_env == '\0') ? ACL_ERROR_INTERNAL_ERROR : ACL_SUCCESS;
+    if (init != want_init || aclrtSetDevice(0) != ACL_SUCCESS) {
+        fprintf(stderr, "setup failed (aclInit %d)\n", init);
         return 3;
     }
     if (strcmp(mode, "soc") == 0 && argc == 3) {
@@ -75,7 +80,8 @@ int main(int argc, char **argv) {
         EXPECT_EQ(aclrtHostRegisterV2(p, page, ACL_HOST_REG_MAPPED), want);
         if (want == ACL_SUCCESS) EXPECT_EQ(aclrtHostUnregister(p), ACL_SUCCESS);
         EXPECT_EQ(aclrtHostRegister(p, page, ACL_HOST_REGISTER_MAPPED, &dev), want);
-        EXPECT_EQ(aclrtHostGetDevicePointer(p, &dev, 0), want == ACL_SUCCESS ? ACL_SUCCESS : want);
+        /* no product check: on an unsupported SoC nothing is registered, so 107000 */
+        EXPECT_EQ(aclrtHostGetDevicePointer(p, &dev, 0), want == ACL_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID);
         EXPECT_EQ(aclrtHostUnregister(p), want);
         return CHECK_DONE();
     }

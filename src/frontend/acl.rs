@@ -391,26 +391,8 @@ pub fn reset_device(device: i32) -> i32 {
     )
 }
 
-/// `aclFinalize()`: the vendor releases everything, host registrations included.
+/// `aclFinalize()`: forwarded; nothing is forgotten. The vendor's aclFinalize ends what aclInit
+/// started and resets no device or context, so host registrations outlive it.
 pub fn finalize() -> i32 {
-    run(
-        "aclFinalize",
-        |_| Ok(()),
-        || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;),
-        |_, (), ret| {
-            if *ret != code::SUCCESS {
-                return;
-            }
-            let dropped = state::with(|s| {
-                s.device_refs.clear();
-                s.host_regs.clear()
-            });
-            if dropped > 0 {
-                log::info!(
-                    target: "regcheck",
-                    "aclFinalize with {dropped} host registration(s) still live; the vendor released them (unregister before finalizing)"
-                );
-            }
-        },
-    )
+    run("aclFinalize", |_| Ok(()), || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;), |_, (), _| {})
 }

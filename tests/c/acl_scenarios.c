@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
         rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
     } else if (!strcmp(s, "device_lifetime")) {
         /* The vendor drops a device's registrations when the device is released (the last
-         * aclrtResetDevice matching aclrtSetDevice), and all of them at aclFinalize. */
+         * aclrtResetDevice matching aclrtSetDevice), not at aclFinalize (which resets nothing). */
         char *p = aligned(2 * PAGE);
         rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
         rc("set_again", aclrtSetDevice(0));

@@ -37,7 +37,7 @@ fn acl_codes_through_libascendcl() {
 fn acl_codes_through_libacl_rt() {
     let out = Run::new(acl_codes(&["acl_rt"], "acl_codes_acl_rt")).run();
     checked(&out);
-    out.assert_sim_calls("aclFinalize", 3);
+    out.assert_sim_calls("aclFinalize", 4);
 }
 
 #[test]
@@ -306,8 +306,33 @@ const ACL_NAMES: &[&str] = &[
     "aclrtHostRegister",
     "aclrtHostUnregister",
     "aclrtHostGetDevicePointer",
+    "aclrtMemcpy",
+    "aclrtMemset",
+    "aclrtReserveMemAddress",
+    "aclrtReleaseMemAddress",
+    "aclrtMallocPhysical",
+    "aclrtFreePhysical",
+    "aclrtMapMem",
+    "aclrtUnmapMem",
+    "aclrtMemRetainAllocationHandle",
+    "aclrtMemGetAllocationGranularity",
     "aclsimGetCallCount",
     "aclsimResetCallCounts",
+    "aclsimQueryMemory",
+];
+
+const SECUREC_NAMES: &[&str] = &[
+    "memset_s",
+    "memcpy_s",
+    "memmove_s",
+    "strcpy_s",
+    "strncpy_s",
+    "strcat_s",
+    "strncat_s",
+    "sprintf_s",
+    "vsprintf_s",
+    "snprintf_s",
+    "vsnprintf_s",
 ];
 
 #[test]
@@ -318,6 +343,11 @@ fn libraries_export_the_vendor_symbols() {
         assert!(exports(&rt, name), "libacl_rt.so lacks {name}");
         assert!(exports(&rt, &format!("aclsim_impl_{name}")), "libacl_rt.so lacks aclsim_impl_{name}");
         assert!(exports(&legacy, name), "libascendcl.so lacks {name}");
+    }
+    let hal = dynamic_symbols("libascend_hal.so");
+    for name in SECUREC_NAMES {
+        assert!(exports(&hal, name), "libascend_hal.so lacks {name}");
+        assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
     let hixl = dynamic_symbols("libcann_hixl.so");
     for sym in [
@@ -352,9 +382,12 @@ fn libraries_export_the_vendor_symbols() {
 
 #[test]
 fn libraries_have_the_vendor_sonames_and_runpath() {
-    for (lib, needed) in
-        [("libacl_rt.so", None), ("libascendcl.so", Some("libacl_rt.so")), ("libcann_hixl.so", Some("libascendcl.so"))]
-    {
+    for (lib, needed) in [
+        ("libacl_rt.so", None),
+        ("libascend_hal.so", None),
+        ("libascendcl.so", Some("libacl_rt.so")),
+        ("libcann_hixl.so", Some("libascendcl.so")),
+    ] {
         let out = Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)).output().expect("run readelf");
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(&format!("Library soname: [{lib}]")), "{lib}: {text}");
@@ -382,4 +415,18 @@ fn builds_are_parallel_safe() {
         assert!(exe.exists());
     }
     Run::new(&results[0].1).arg("count").run().assert_stdout_contains("count=3\n");
+}
+
+#[test]
+fn memcpy_memset_and_vmm_checks_and_codes() {
+    let exe = Program::c("acl_memory", &["sim/tests/acl_memory.c"]).libs(&["acl_rt"]).build();
+    let out = Run::new(&exe).run();
+    checked(&out);
+    assert!(out.sim_results("aclrtMapMem").contains(&"0".to_string()), "{}", out.dump());
+}
+
+#[test]
+fn securec_functions_from_the_hal_stand_in() {
+    let exe = Program::c("securec", &["sim/tests/securec.c"]).libs(&["ascend_hal"]).build();
+    checked(&Run::new(&exe).run());
 }

@@ -1,0 +1,201 @@
+/* aclrtMemcpy, aclrtMemset and the VMM calls of the simulator: the checks in the vendor's order
+ * and their codes, the kinds, destMax, maps and unmaps, and what aclsimQueryMemory reports.
+ * Prints "checks=N failures=M". */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclsim.h"
+#include "check.h"
+
+#define MIB2 ((size_t)2 << 20)
+
+static void memcpy_and_memset(void) {
+    char host[64], back[64];
+    void *dev = NULL;
+    memset(host, 'h', sizeof host);
+
+    /* before any device: count 0 succeeds, argument checks answer, then 107002 */
+    EXPECT_EQ(aclrtMemcpy(NULL, 0, NULL, 0, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, host, sizeof host, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, back, sizeof back, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS); /* dst == src */
+    EXPECT_EQ(aclrtMemset(NULL, 0, 0, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemset(back, sizeof back, 0, 8), ACL_ERROR_RT_CONTEXT_NULL);
+
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_ONLY), ACL_SUCCESS);
+    EXPECT_EQ(((uintptr_t)dev) % MIB2, 0);
+
+    /* argument checks of the acl layer (100000), then the runtime's (107000) */
+    EXPECT_EQ(aclrtMemcpy(NULL, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, NULL, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, host, 64, (aclrtMemcpyKind)42), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, host, 64, (aclrtMemcpyKind)-1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemcpy(dev, 0, host, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtMemcpy(dev, 32, host, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID); /* destMax < count */
+    EXPECT_TRUE(strstr(aclGetRecentErrMsg(), "destMax") != NULL);
+
+    /* every valid kind copies */
+    EXPECT_EQ(aclrtMemcpy(dev, 4096, host, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    memset(back, 0, sizeof back);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(memcmp(back, host, 64), 0);
+    EXPECT_EQ(aclrtMemcpy((char *)dev + 1024, 1024, dev, 64, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, (char *)dev + 1024, 64, ACL_MEMCPY_DEFAULT), ACL_SUCCESS);
+    EXPECT_EQ(memcmp(back, host, 64), 0);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, host, 64, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE), ACL_SUCCESS);
+
+    /* memset: NULL -> 100000, count > maxCount -> 107000, then the bytes */
+    EXPECT_EQ(aclrtMemset(NULL, 64, 1, 64), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemset(dev, 32, 1, 64), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtMemset(dev, 4096, 0x5a, 4096), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, (char *)dev + 4000, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(back[0], 0x5a);
+    EXPECT_EQ(back[63], 0x5a);
+
+    /* the simulator's view of the allocation */
+    aclsimMemInfo info;
+    EXPECT_EQ(aclsimQueryMemory((char *)dev + 100, 16, &info), 1);
+    EXPECT_EQ(info.kind, ACLSIM_MEM_DEVICE);
+    EXPECT_EQ(info.page_type, 1);
+    EXPECT_EQ(info.device, 0);
+    EXPECT_TRUE(info.base == (uintptr_t)dev);
+    EXPECT_EQ(aclsimQueryMemory(host, 16, &info), 0);
+    EXPECT_EQ(info.kind, ACLSIM_MEM_UNKNOWN);
+    void *normal = NULL;
+    EXPECT_EQ(aclrtMalloc(&normal, 4096, ACL_MEM_MALLOC_NORMAL_ONLY), ACL_SUCCESS);
+    EXPECT_EQ(aclsimQueryMemory(normal, 4096, &info), 1);
+    EXPECT_EQ(info.page_type, 0);
+    EXPECT_EQ(aclsimQueryMemory(normal, 4097, &info), 0); /* past its end */
+    EXPECT_EQ(aclrtFree(normal), ACL_SUCCESS);
+    void *pinned = NULL;
+    EXPECT_EQ(aclrtMallocHost(&pinned, 100), ACL_SUCCESS);
+    EXPECT_EQ(aclsimQueryMemory(pinned, 100, &info), 1);
+    EXPECT_EQ(info.kind, ACLSIM_MEM_HOST);
+    EXPECT_EQ(aclrtFreeHost(pinned), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
+}
+
+static void vmm(void) {
+    void *va = NULL, *va2 = NULL;
+    aclrtDrvMemHandle h = NULL, h2 = NULL, got = NULL;
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = ACL_HBM_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+
+    /* aclrtReserveMemAddress */
+    EXPECT_EQ(aclrtReserveMemAddress(NULL, MIB2, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtReserveMemAddress(&va, 0, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtReserveMemAddress(&va, MIB2, 0, NULL, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT_TRUE(va == NULL);
+    EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MIB2, 0, NULL, 1), ACL_SUCCESS); /* flags 1: kept for compatibility */
+    EXPECT_EQ(((uintptr_t)va) % MIB2, 0);
+    EXPECT_EQ(aclrtReserveMemAddress(&va2, MIB2, 0, NULL, 0), ACL_SUCCESS);
+
+    /* aclrtMallocPhysical: the acl layer's checks, in its order */
+    aclrtPhysicalMemProp bad = prop;
+    EXPECT_EQ(aclrtMallocPhysical(NULL, MIB2, &prop, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMallocPhysical(&h, 0, &prop, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &prop, 1), ACL_ERROR_INVALID_PARAM);
+    bad.handleType = ACL_MEM_HANDLE_TYPE_POSIX;
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.allocationType = (aclrtMemAllocationType)1;
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.location.type = ACL_MEM_LOCATION_TYPE_MANAGED;
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.memAttr = ACL_DDR_MEM_HUGE; /* DDR on the device */
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad.memAttr = ACL_HBM_MEM; /* not in the acl layer's table */
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.location.id = 99;
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &bad, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2 + 4096, &prop, 0), ACL_ERROR_RT_PARAM_INVALID); /* granularity */
+    EXPECT_TRUE(h == NULL);
+    size_t gran = 0;
+    EXPECT_EQ(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran), ACL_SUCCESS);
+    EXPECT_EQ(gran, MIB2);
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &prop, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMallocPhysical(&h2, MIB2, &prop, 0), ACL_SUCCESS);
+
+    /* aclrtMapMem */
+    EXPECT_EQ(aclrtMapMem(NULL, MIB2, 0, h, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMapMem(va, 0, 0, h, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 0, h, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMapMem((char *)va + 4096, MIB2, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID); /* not 2 MiB aligned */
+    EXPECT_EQ(aclrtMapMem(va, 2 * MIB2, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID);            /* not the handle's size */
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 4096, h, 0), ACL_ERROR_RT_PARAM_INVALID);             /* offset */
+    char outside[16];
+    EXPECT_EQ(aclrtMapMem(outside, MIB2, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID); /* not reserved */
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 0, h, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 0, h2, 0), ACL_ERROR_RT_PARAM_INVALID); /* already mapped */
+    EXPECT_EQ(aclrtMapMem((char *)va + MIB2, MIB2, 0, h2, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMapMem(va2, MIB2, 0, h, 0), ACL_SUCCESS); /* the same handle twice */
+
+    /* the two mappings of h show the same bytes; device memory for aclrtMemcpy */
+    memset(va, 0x11, 16);
+    EXPECT_EQ(((unsigned char *)va2)[15], 0x11);
+    EXPECT_EQ(aclrtMemset((char *)va + MIB2, MIB2, 0x22, MIB2), ACL_SUCCESS);
+    char back[16];
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, (char *)va + 2 * MIB2 - 16, 16, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(back[0], 0x22);
+
+    aclsimMemInfo info;
+    EXPECT_EQ(aclsimQueryMemory((char *)va + 8, 8, &info), 1);
+    EXPECT_EQ(info.kind, ACLSIM_MEM_DEVICE_VMM);
+    EXPECT_EQ(info.page_type, 1);
+    EXPECT_EQ(info.device, 0);
+    EXPECT_TRUE(info.base == (uintptr_t)va);
+    EXPECT_EQ(info.size, MIB2);
+    EXPECT_TRUE(info.fd >= 0);
+    EXPECT_EQ(aclsimQueryMemory(va, 2 * MIB2, &info), 0); /* spans two mappings */
+
+    /* aclrtMemRetainAllocationHandle */
+    EXPECT_EQ(aclrtMemRetainAllocationHandle(NULL, &got), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemRetainAllocationHandle(va, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemRetainAllocationHandle((char *)va + 100, &got), ACL_SUCCESS);
+    EXPECT_TRUE(got == h);
+    EXPECT_EQ(aclrtMemRetainAllocationHandle((char *)va + MIB2, &got), ACL_SUCCESS);
+    EXPECT_TRUE(got == h2);
+
+    /* unmapping, releasing, freeing */
+    EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID); /* still mapped */
+    EXPECT_EQ(aclrtUnmapMem(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtUnmapMem((char *)va + 4096), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtUnmapMem(va), ACL_SUCCESS);
+    EXPECT_EQ(aclrtUnmapMem(va), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclsimQueryMemory(va, 8, &info), 0);
+    EXPECT_EQ(aclrtMemRetainAllocationHandle(va, &got), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtFreePhysical(h), ACL_SUCCESS); /* still mapped at va2: kept until unmapped */
+    EXPECT_EQ(((unsigned char *)va2)[0], 0x11);
+    EXPECT_EQ(aclrtFreePhysical(h), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtFreePhysical(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtUnmapMem(va2), ACL_SUCCESS);
+    EXPECT_EQ(aclrtUnmapMem((char *)va + MIB2), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFreePhysical(h2), ACL_SUCCESS);
+    EXPECT_EQ(aclrtReleaseMemAddress(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtReleaseMemAddress((char *)va + MIB2), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+    EXPECT_EQ(aclrtReleaseMemAddress(va2), ACL_SUCCESS);
+    EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
+}
+
+int main(void) {
+    memcpy_and_memset();
+    vmm();
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    return CHECK_DONE();
+}
