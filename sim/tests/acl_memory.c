@@ -196,6 +196,11 @@ static void vmm(void) {
 int main(void) {
     memcpy_and_memset();
     vmm();
+    /* aclFinalize (the first one needs no aclInit) leaves the device and its context alone */
+    int32_t dev = -1;
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDevice(&dev), ACL_SUCCESS);
+    EXPECT_EQ(dev, 0);
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
     return CHECK_DONE();
 }
