@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,10 +38,21 @@ using namespace aclsim;
 
 extern "C" {
 
+namespace {
+// The vendor resolves the path (realpath) and opens it; either failing is 100003.
+bool config_readable(const char *path) {
+    char real[PATH_MAX];
+    if (realpath(path, real) == nullptr) return false;
+    FILE *f = fopen(real, "rb");
+    if (f == nullptr) return false;
+    fclose(f);
+    return true;
+}
+}  // namespace
+
 aclError aclInit(const char *configPath) {
     count("aclInit");
     aclError rc = ACL_SUCCESS;
-    struct stat sb;
     bool repeat;
     {
         std::lock_guard<std::mutex> g(g_mu);
@@ -48,7 +60,7 @@ aclError aclInit(const char *configPath) {
     }
     if (repeat) {
         rc = fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit", "aclInit was already called");
-    } else if (configPath != nullptr && *configPath != '\0' && stat(configPath, &sb) != 0) {
+    } else if (configPath != nullptr && *configPath != '\0' && !config_readable(configPath)) {
         rc = fail(ACL_ERROR_INVALID_FILE, "aclInit", fmt("config file %s cannot be read", configPath));
     } else if (soc_name_raw() == nullptr) {
         rc = fail(ACL_ERROR_INTERNAL_ERROR, "aclInit", "init SoC version failed: the SoC name cannot be read");

@@ -69,8 +69,10 @@ int main(void) {
     EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
     EXPECT_EQ(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 
+    EXPECT_EQ(aclInit("/nonexistent/acl.json"), ACL_ERROR_INVALID_FILE);
     EXPECT_EQ(aclInit(NULL), ACL_SUCCESS);
     EXPECT_EQ(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    EXPECT_EQ(aclInit("/nonexistent/acl.json"), ACL_ERROR_REPEAT_INITIALIZE); /* the repeat comes first */
     EXPECT_TRUE(aclGetRecentErrMsg() != NULL);
 
     /* ---- no current context: argument checks first, then 107002 ---- */
