@@ -291,6 +291,15 @@ bool in_malloc_host_locked(uintptr_t base, uint64_t size) {
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+const Registration *find_by_device_address_locked(uintptr_t d) {
+    for (const auto &dev : st().regs)
+        for (const auto &kv : dev.second) {
+            const Registration &r = kv.second;
+            if (r.dev_addr != 0 && d >= r.dev_addr && d - r.dev_addr < r.size) return &r;
+        }
+    return nullptr;
+}
+
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base) {
     auto &m = st().vm_maps;
     auto it = m.upper_bound(p);

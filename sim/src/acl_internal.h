@@ -124,6 +124,8 @@ int32_t current_device_locked();
 const Registration *find_containing_locked(int32_t dev, uintptr_t p);
 const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t size);
 bool in_malloc_host_locked(uintptr_t base, uint64_t size);
+// The MAPPED registration (any device) whose simulated device range contains d, or NULL.
+const Registration *find_by_device_address_locked(uintptr_t d);
 // The aclrtMapMem mapping containing p, or NULL (its base in *base).
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base);
 size_t round_up(size_t v, size_t a);

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <iterator>
 #include <mutex>
 #include <string>
 
@@ -20,19 +21,20 @@ bool kind_known(int kind) {
 }
 
 // Where the bytes of [p, p + len) live: the host memory behind a simulated device address of
-// a MAPPED host registration, or p itself. NULL when p is in the simulated device range but
-// not inside one registration for the whole length.
+// a MAPPED host registration, or p itself. NULL when p is a simulated device address handed out
+// so far but not inside one registration for the whole length.
 void *backing(void *p, size_t len) {
     uintptr_t d = reinterpret_cast<uintptr_t>(p);
-    if (d < 0x7e0000000000ULL || d >= 0x7f0000000000ULL) return p;
     std::lock_guard<std::mutex> g(g_mu);
-    for (const auto &dev : st().regs)
-        for (const auto &kv : dev.second) {
-            const Registration &r = kv.second;
-            if (r.dev_addr != 0 && d >= r.dev_addr && d - r.dev_addr < r.size)
-                return len <= r.size - (d - r.dev_addr) ? reinterpret_cast<void *>(r.base + (d - r.dev_addr)) : nullptr;
-        }
-    return nullptr;
+    if (d < 0x7e0000000000ULL || d >= st().next_dev_addr) return p;
+    if (const Registration *r = find_by_device_address_locked(d))
+        return len <= r->size - (d - r->dev_addr) ? reinterpret_cast<void *>(r->base + (d - r->dev_addr)) : nullptr;
+    // real memory the kernel happened to place in that range
+    for (const auto *allocs : {&st().dev_allocs, &st().host_allocs}) {
+        auto it = allocs->upper_bound(d);
+        if (it != allocs->begin() && d - std::prev(it)->first < std::prev(it)->second.len) return p;
+    }
+    return find_vm_map_locked(d, nullptr) != nullptr ? p : nullptr;
 }
 
 }  // namespace

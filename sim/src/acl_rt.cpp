@@ -357,13 +357,8 @@ void *aclsimDeviceToHost(const void *devPtr) {
     uintptr_t d = reinterpret_cast<uintptr_t>(devPtr);
     if (d == 0) return nullptr;
     std::lock_guard<std::mutex> g(g_mu);
-    for (const auto &dev : st().regs)
-        for (const auto &kv : dev.second) {
-            const Registration &r = kv.second;
-            if (r.dev_addr != 0 && d >= r.dev_addr && d - r.dev_addr < r.size)
-                return reinterpret_cast<void *>(r.base + (d - r.dev_addr));
-        }
-    return nullptr;
+    const Registration *r = find_by_device_address_locked(d);
+    return r != nullptr ? reinterpret_cast<void *>(r->base + (d - r->dev_addr)) : nullptr;
 }
 
 int aclsimQueryMemory(const void *addr, size_t len, aclsimMemInfo *info) {

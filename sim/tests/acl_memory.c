@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 #include "aclsim.h"
@@ -78,6 +80,21 @@ static void memcpy_and_memset(void) {
     EXPECT_EQ(info.kind, ACLSIM_MEM_HOST);
     EXPECT_EQ(aclrtFreeHost(pinned), ACL_SUCCESS);
     EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
+
+    /* the device address of a MAPPED host registration reaches the host memory behind it */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *hostmem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mapped = NULL;
+    EXPECT_EQ(aclrtHostRegisterV2(hostmem, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostGetDevicePointer(hostmem, &mapped, 0), ACL_SUCCESS);
+    EXPECT_TRUE(mapped != NULL && mapped != (void *)hostmem);
+    EXPECT_EQ(aclrtMemcpy(mapped, page, host, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(memcmp(hostmem, host, 64), 0);
+    EXPECT_EQ(aclrtMemcpy((char *)mapped + page - 8, 16, host, 16, ACL_MEMCPY_HOST_TO_DEVICE),
+              ACL_ERROR_RT_PARAM_INVALID); /* runs past the registration */
+    EXPECT_EQ(aclrtHostUnregister(hostmem), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemset(mapped, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID); /* no longer registered */
+    munmap(hostmem, page);
 }
 
 static void vmm(void) {
