@@ -427,6 +427,42 @@ fn a_program_builds_with_the_vendor_flags_and_link_line_against_the_installed_si
     }
 }
 
+#[test]
+fn the_sim_cmake_target_builds_the_same_program_with_the_vendor_flags() {
+    require("cmake");
+    let dir = scratch("vendor-link-cmake");
+    let project = dir.join("project");
+    fs::create_dir_all(&project).unwrap();
+    let source = testkit::workspace_root().join("tests/c/vendor_link.cpp");
+    fs::write(
+        project.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.16)\n\
+             project(vendor_link LANGUAGES CXX)\n\
+             find_package(regcheck 0.1 CONFIG REQUIRED)\n\
+             add_definitions(-D_GLIBCXX_USE_CXX11_ABI=0)\n\
+             add_executable(vendor_link \"{}\")\n\
+             target_compile_options(vendor_link PRIVATE {})\n\
+             target_link_libraries(vendor_link PRIVATE regcheck::sim -lpthread -lrt)\n",
+            source.display(),
+            VENDOR_FLAGS.join(" ")
+        ),
+    )
+    .unwrap();
+    let build = dir.join("build");
+    run_ok(
+        clean(&mut Command::new("cmake"))
+            .arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix().display())),
+    );
+    run_ok(clean(&mut Command::new("cmake")).arg("--build").arg(&build));
+    let out = output(clean(&mut Command::new(build.join("vendor_link"))));
+    assert!(out.status.success() && text(&out).contains("vendor_link ok"), "{}", text(&out));
+}
+
 /// The version file's answer to `find_package(regcheck <request>)`, from `cmake -P`.
 fn version_answer(version_file: &Path, request: &str) -> (bool, bool) {
     let dir = version_file.parent().unwrap();
