@@ -1,6 +1,8 @@
 // ge::AscendString for the simulator. In the vendor product this class lives in CANN's metadef
-// library; the simulator defines it in libcann_hixl.so (documented in sim/README.md).
+// library; the simulator defines it in libcann_hixl.so (documented in sim/README.md). Every
+// member that touches the std::string is here, out of line, so the string's ABI is the library's.
 #include <cstring>
+#include <string_view>
 
 #include "graph/ascend_string.h"
 
@@ -21,12 +23,15 @@ const char *AscendString::GetString() const { return name_ == nullptr ? "" : nam
 size_t AscendString::GetLength() const { return name_ == nullptr ? 0 : name_->length(); }
 
 namespace {
-int Compare(const AscendString &a, const AscendString &b) {
-  std::string x(a.GetString(), a.GetLength());
-  std::string y(b.GetString(), b.GetLength());
-  return x.compare(y);
-}
+std::string_view View(const AscendString &a) { return std::string_view(a.GetString(), a.GetLength()); }
+int Compare(const AscendString &a, const AscendString &b) { return View(a).compare(View(b)); }
 }  // namespace
+
+size_t AscendString::Find(const AscendString &ascend_string) const {
+  return View(*this).find(View(ascend_string));
+}
+
+size_t AscendString::Hash() const { return std::hash<std::string_view>()(View(*this)); }
 
 bool AscendString::operator<(const AscendString &d) const { return Compare(*this, d) < 0; }
 bool AscendString::operator>(const AscendString &d) const { return Compare(*this, d) > 0; }
@@ -34,5 +39,9 @@ bool AscendString::operator<=(const AscendString &d) const { return Compare(*thi
 bool AscendString::operator>=(const AscendString &d) const { return Compare(*this, d) >= 0; }
 bool AscendString::operator==(const AscendString &d) const { return Compare(*this, d) == 0; }
 bool AscendString::operator!=(const AscendString &d) const { return Compare(*this, d) != 0; }
+bool AscendString::operator==(const char *const d) const {
+  return d != nullptr && View(*this) == std::string_view(d);
+}
+bool AscendString::operator!=(const char *const d) const { return !(*this == d); }
 
 }  // namespace ge

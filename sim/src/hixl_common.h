@@ -1,4 +1,6 @@
-// Internals shared by the simulator's hixl::Hixl (hixl.cpp) and HixlCS C API (hixl_cs.cpp).
+// Internals shared by the simulator's HIXL sources (libcann_hixl.so): hixl::Hixl and its engines
+// (hixl.cpp, hixl_engine.cpp, hixl_options.cpp), the transport (hixl_net.cpp) and the HixlCS C
+// API (hixl_cs.cpp).
 #ifndef ACLSIM_SRC_HIXL_COMMON_H_
 #define ACLSIM_SRC_HIXL_COMMON_H_
 
@@ -12,14 +14,25 @@
 
 namespace aclsim __attribute__((visibility("hidden"))) {
 
-// The one mutex of the simulated HIXL library. Never held while calling ACL or printing.
-std::mutex &HixlMutex();
+// Status codes of HIXL and of the HixlCS C API (the same numbers).
+constexpr uint32_t kSuccess = 0U;
+constexpr uint32_t kParamInvalid = 103900U;
+constexpr uint32_t kTimeout = 103901U;
+constexpr uint32_t kNotConnected = 103902U;
+constexpr uint32_t kAlreadyConnected = 103903U;
+constexpr uint32_t kUnsupported = 103905U;
+constexpr uint32_t kFailed = 503900U;
+constexpr uint32_t kResourceExhausted = 203900U;
 
 // Formats like printf.
 std::string Fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 
 // Counts and (ACLSIM_TRACE=1) traces one call through libacl_rt's counters.
 void Note(const char *name, const std::string &args, long long code);
+
+// One line on stderr, "[aclsim] hixl: <text>": what the vendor writes to its log on the
+// failures a user has to understand (e.g. "Can't find remoteBuffer by key").
+void Log(const char *f, ...) __attribute__((format(printf, 1, 2)));
 
 // A unique, never reused, non-null handle value.
 void *NewHandle();
@@ -28,13 +41,9 @@ void *NewHandle();
 // becomes its host address; anything else is returned unchanged.
 void *ToHost(uintptr_t addr);
 
-// One copy decided under the lock and performed after it.
-struct Copy {
-  uintptr_t dst;
-  uintptr_t src;
-  size_t len;
-};
-void RunCopies(const std::vector<Copy> &copies);
+// Copies `len` bytes inside this process without crashing on an unmapped address
+// (process_vm_readv on the process itself). False when some byte could not be copied.
+bool SafeCopy(void *dst, const void *src, size_t len);
 
 // The memory registrations of one engine / server / client, with the vendor's checks:
 // addr 0 or addr+len overflow -> PARAM_INVALID; identical (addr, len, type) -> the same handle;
@@ -50,10 +59,15 @@ class RegTable {
   };
   // Returns 0 (SUCCESS) or 103900 (PARAM_INVALID).
   uint32_t Add(uintptr_t addr, size_t len, int type, const std::string &tag, void *&handle);
+  // Adds a registration made elsewhere (a peer's, learned over the wire) under `handle`.
+  void Insert(void *handle, const Reg &r);
   // True when the handle was live (and is now removed).
   bool Remove(void *handle);
-  // [addr, addr+len) inside one live registration (any type). O(log n).
-  bool Contains(uintptr_t addr, size_t len) const;
+  // The live registration containing [addr, addr+len) (any type), or nullptr. O(log n).
+  const Reg *Find(uintptr_t addr, size_t len) const;
+  bool Contains(uintptr_t addr, size_t len) const { return Find(addr, len) != nullptr; }
+  // An identical (addr, len) registration exists.
+  bool HasIdentical(uintptr_t addr, size_t len) const;
   size_t Size() const { return by_handle_.size(); }
   void Clear();
   const std::map<void *, Reg> &All() const { return by_handle_; }
@@ -63,6 +77,17 @@ class RegTable {
   // [host] addr -> handle; no overlaps between non-empty ranges of one type
   std::multimap<uintptr_t, void *> by_addr_[2];
 };
+
+// The registrations as bytes and back (for the wire).
+std::string EncodeRegs(const RegTable &regs);
+bool DecodeRegs(const std::string &bytes, size_t offset, RegTable &out);
+
+// "ip", "ip:port", "[v6]", "[v6]:port" (the vendor's ParseListenInfo): false when the ip is not
+// a valid address or the port not a number. `port` is -1 without one.
+bool ParseEndpoint(const std::string &name, std::string &ip, int &port);
+
+// A number of milliseconds from now on the monotonic clock.
+int64_t NowMs();
 
 }  // namespace aclsim
 

@@ -1,16 +1,20 @@
-// The HixlCS client/server C API of the simulator (libcann_hixl.so): the vendor's documented interface.
+// The HixlCS client/server C API of the simulator (libcann_hixl.so), after the vendor's
+// src/hixl/cs (hixl_cs.cc, hixl_cs_server.cc, hixl_cs_client.cc, hixl_mem_store.cc).
 //
-// A server is known in the process by "server_ip:server_port" once it listens; a client created
-// with the same ip and port connects to it. Batch transfers copy bytes between the client's and
-// the server's registered memory (Put: client -> server, Get: server -> client).
+// A server listens on "server_ip:server_port" (TCP) once HixlCSServerListen is called and serves
+// its clients on its own threads; a client connects to it (in this process or another). The
+// client learns the server's registrations at Connect and at each HixlCSClientGetRemoteMem, and
+// transfers only within those (Put: client -> server, Get: server -> client).
 #include <string.h>
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "cs/hixl_cs.h"
 #include "hixl_common.h"
+#include "hixl_net.h"
 
 static_assert(sizeof(CommMem) == 24, "CommMem is 24 bytes");
 static_assert(sizeof(HixlOneSideOpDesc) == 24, "HixlOneSideOpDesc is 24 bytes");
@@ -22,25 +26,34 @@ namespace {
 using aclsim::Fmt;
 using aclsim::Note;
 
-struct Client;
+constexpr uint32_t kMaxPort = 65535U;
 
 struct Server {
-  std::string key;  // ip:port
-  bool listening = false;
+  std::string ip;
+  uint32_t port = 0;
+  std::mutex mu;
   aclsim::RegTable regs;
-  std::set<Client *> clients;
+  aclsim::Service service;
 };
 
 struct Client {
-  std::string key;
-  Server *server = nullptr;  // connected server
-  aclsim::RegTable regs;
-  std::set<void *> completes;
+  std::string ip;
+  uint32_t port = 0;
+  std::mutex mu;
+  std::unique_ptr<aclsim::Link> link;
+  aclsim::RegTable regs;         // the client's own registrations
+  aclsim::RegTable server_regs;  // the server's, as last learned
+  bool latched = false;          // a transfer failed: no further transfers
+  std::map<void *, HixlCompleteStatus> completes;
   std::vector<CommMem> remote_mems;
   std::vector<std::string> remote_tag_strings;
   std::vector<char *> remote_tags;
 };
 
+std::mutex &RegistryMutex() {
+  static std::mutex *m = new std::mutex;  // never destroyed
+  return *m;
+}
 std::set<Server *> &Servers() {
   static auto *s = new std::set<Server *>;
   return *s;
@@ -51,23 +64,14 @@ std::set<Client *> &Clients() {
 }
 
 Server *AsServer(void *h) {
+  std::lock_guard<std::mutex> g(RegistryMutex());
   auto *s = static_cast<Server *>(h);
   return Servers().count(s) != 0 ? s : nullptr;
 }
 Client *AsClient(void *h) {
+  std::lock_guard<std::mutex> g(RegistryMutex());
   auto *c = static_cast<Client *>(h);
   return Clients().count(c) != 0 ? c : nullptr;
-}
-
-std::string Key(const char *ip, uint32_t port) { return std::string(ip) + ":" + std::to_string(port); }
-
-HixlStatus RegMem(aclsim::RegTable &regs, const char *tag, const CommMem *mem, MemHandle *mem_handle) {
-  if (mem == nullptr || mem_handle == nullptr) return HIXL_PARAM_INVALID;
-  void *h = nullptr;
-  HixlStatus rc = regs.Add(reinterpret_cast<uintptr_t>(mem->addr), static_cast<size_t>(mem->size),
-                           static_cast<int>(mem->type), tag ? tag : "", h);
-  if (rc == HIXL_SUCCESS) *mem_handle = h;
-  return rc;
 }
 
 std::string MemArgs(const char *tag, const CommMem *mem) {
@@ -76,24 +80,113 @@ std::string MemArgs(const char *tag, const CommMem *mem) {
              static_cast<unsigned long long>(mem->size));
 }
 
-// put: client local -> server remote; get: server remote -> client local.
-HixlStatus Batch(void *client_handle, uint32_t list_num, const HixlOneSideOpDesc *desc_list, bool put,
-                 std::vector<aclsim::Copy> &copies) {
-  Client *c = AsClient(client_handle);
-  if (c == nullptr) return HIXL_PARAM_INVALID;
-  if (list_num == 0 || desc_list == nullptr) return HIXL_PARAM_INVALID;
-  if (c->server == nullptr) return HIXL_FAILED;
-  copies.reserve(list_num);
-  for (uint32_t i = 0; i < list_num; i++) {
-    const HixlOneSideOpDesc &d = desc_list[i];
-    uintptr_t local = reinterpret_cast<uintptr_t>(d.local_buf);
-    uintptr_t remote = reinterpret_cast<uintptr_t>(d.remote_buf);
-    size_t len = static_cast<size_t>(d.len);
-    if (local == 0 || remote == 0 || len == 0) return HIXL_PARAM_INVALID;
-    if (!c->regs.Contains(local, len) || !c->server->regs.Contains(remote, len)) return HIXL_PARAM_INVALID;
-    copies.push_back(put ? aclsim::Copy{remote, local, len} : aclsim::Copy{local, remote, len});
+uint32_t ServeServer(Server *s, aclsim::Service::Conn &, const aclsim::WireReq &req, const std::string &payload,
+                     std::string &rsp) {
+  switch (req.op) {
+    case aclsim::kOpHello:
+    case aclsim::kOpRegs: {
+      std::lock_guard<std::mutex> g(s->mu);
+      rsp = aclsim::EncodeRegs(s->regs);
+      return HIXL_SUCCESS;
+    }
+    case aclsim::kOpRead:
+    case aclsim::kOpWrite: {
+      {
+        std::lock_guard<std::mutex> g(s->mu);
+        if (!s->regs.Contains(req.a, req.b)) return HIXL_FAILED;
+      }
+      if (req.op == aclsim::kOpRead) {
+        rsp.resize(req.b);
+        return aclsim::SafeCopy(&rsp[0], aclsim::ToHost(req.a), req.b) ? HIXL_SUCCESS : HIXL_FAILED;
+      }
+      if (payload.size() != req.b) return HIXL_FAILED;
+      return aclsim::SafeCopy(aclsim::ToHost(req.a), payload.data(), req.b) ? HIXL_SUCCESS : HIXL_FAILED;
+    }
+    default:
+      return HIXL_FAILED;
   }
+}
+
+// Asks the server for its registrations (Connect's prefetch, GetRemoteMem).
+HixlStatus FetchRemote(Client *c, uint32_t timeout_ms) {
+  uint32_t status = HIXL_FAILED;
+  std::string rsp;
+  aclsim::WireReq req{aclsim::kOpRegs, 0, 0, 0, 0};
+  uint32_t rc = c->link->Call(req, nullptr, timeout_ms > 0 ? static_cast<int>(timeout_ms) : 1000, status, rsp);
+  if (rc != HIXL_SUCCESS) return rc;
+  if (status != HIXL_SUCCESS) return status;
+  aclsim::RegTable got;
+  if (!aclsim::DecodeRegs(rsp, 0, got)) return HIXL_FAILED;
+  std::lock_guard<std::mutex> g(c->mu);
+  c->server_regs = got;
   return HIXL_SUCCESS;
+}
+
+// Checks and runs one batch. put: client local -> server remote; get: server remote -> client local.
+// `issued`: the checks passed and the transfer was started (its result is the return value).
+HixlStatus Batch(void *client_handle, uint32_t list_num, const HixlOneSideOpDesc *desc_list, bool put,
+                 uint32_t timeout_ms, bool &issued) {
+  issued = false;
+  Client *c = AsClient(client_handle);
+  if (c == nullptr || list_num == 0 || desc_list == nullptr) return HIXL_PARAM_INVALID;
+  aclsim::Link *link = nullptr;
+  {
+    std::lock_guard<std::mutex> g(c->mu);
+    if (c->latched) {
+      aclsim::Log("[HixlClient] BatchTransfer rejected after prior transfer failure");
+      return HIXL_FAILED;
+    }
+    for (uint32_t i = 0; i < list_num; i++) {
+      const HixlOneSideOpDesc &d = desc_list[i];
+      uintptr_t local = reinterpret_cast<uintptr_t>(d.local_buf);
+      uintptr_t remote = reinterpret_cast<uintptr_t>(d.remote_buf);
+      size_t len = static_cast<size_t>(d.len);
+      if (local == 0 || remote == 0 || len == 0) return HIXL_PARAM_INVALID;
+      if (!c->server_regs.Contains(remote, len) || !c->regs.Contains(local, len)) {
+        aclsim::Log("[HixlClient] Validate address failed: server %p or client %p (len %llu) outside known memory",
+                    d.remote_buf, d.local_buf, static_cast<unsigned long long>(d.len));
+        return HIXL_PARAM_INVALID;
+      }
+    }
+    if (c->link == nullptr) return HIXL_FAILED;
+    link = c->link.get();
+  }
+  issued = true;
+  const int64_t deadline = aclsim::NowMs() + (timeout_ms > 0 ? timeout_ms : 1);
+  std::string buf, rsp;
+  HixlStatus rc = HIXL_SUCCESS;
+  for (uint32_t i = 0; i < list_num && rc == HIXL_SUCCESS; i++) {
+    const HixlOneSideOpDesc &d = desc_list[i];
+    int left = static_cast<int>(deadline - aclsim::NowMs());
+    if (left <= 0) {
+      rc = HIXL_TIMEOUT;
+      break;
+    }
+    uint32_t status = HIXL_FAILED;
+    uintptr_t remote = reinterpret_cast<uintptr_t>(d.remote_buf);
+    if (put) {
+      buf.resize(d.len);
+      if (!aclsim::SafeCopy(&buf[0], aclsim::ToHost(reinterpret_cast<uintptr_t>(d.local_buf)), d.len)) {
+        rc = HIXL_FAILED;
+        break;
+      }
+      aclsim::WireReq req{aclsim::kOpWrite, 0, remote, d.len, d.len};
+      rc = link->Call(req, buf.data(), left, status, rsp);
+    } else {
+      aclsim::WireReq req{aclsim::kOpRead, 0, remote, d.len, 0};
+      rc = link->Call(req, nullptr, left, status, rsp);
+      if (rc == HIXL_SUCCESS && status == HIXL_SUCCESS &&
+          (rsp.size() != d.len ||
+           !aclsim::SafeCopy(aclsim::ToHost(reinterpret_cast<uintptr_t>(d.local_buf)), rsp.data(), d.len)))
+        status = HIXL_FAILED;
+    }
+    if (rc == HIXL_SUCCESS) rc = status;
+  }
+  if (rc != HIXL_SUCCESS) {
+    std::lock_guard<std::mutex> g(c->mu);
+    c->latched = true;
+  }
+  return rc;
 }
 
 }  // namespace
@@ -104,20 +197,23 @@ HixlStatus HixlCSServerCreate(const HixlServerDesc *server_desc, const HixlServe
                               HixlServerHandle *server_handle) {
   HixlStatus rc = HIXL_SUCCESS;
   std::string key;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    if (server_desc == nullptr || server_handle == nullptr || server_desc->server_ip == nullptr) {
+  if (server_handle != nullptr) *server_handle = nullptr;
+  if (server_handle == nullptr || server_desc == nullptr || server_desc->server_ip == nullptr || config == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    key = Fmt("%s:%u", server_desc->server_ip, server_desc->server_port);
+    std::string ip;
+    int port = -1;
+    if (server_desc->server_port > kMaxPort || server_desc->endpoint_list == nullptr ||
+        server_desc->endpoint_list_num == 0 || !aclsim::ParseEndpoint(server_desc->server_ip, ip, port)) {
       rc = HIXL_PARAM_INVALID;
     } else {
-      key = Key(server_desc->server_ip, server_desc->server_port);
-      for (Server *s : Servers())
-        if (s->key == key) rc = HIXL_FAILED;  // address already in use
-      if (rc == HIXL_SUCCESS) {
-        auto *s = new Server;
-        s->key = key;
-        Servers().insert(s);
-        *server_handle = s;
-      }
+      auto *s = new Server;
+      s->ip = ip;
+      s->port = server_desc->server_port;
+      std::lock_guard<std::mutex> g(RegistryMutex());
+      Servers().insert(s);
+      *server_handle = s;
     }
   }
   Note("HixlCSServerCreate", Fmt("\"%s\", %p, %p", key.c_str(), static_cast<const void *>(config),
@@ -129,10 +225,15 @@ HixlStatus HixlCSServerCreate(const HixlServerDesc *server_desc, const HixlServe
 HixlStatus HixlCSServerRegMem(HixlServerHandle server_handle, const char *mem_tag, const CommMem *mem,
                               MemHandle *mem_handle) {
   HixlStatus rc;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Server *s = AsServer(server_handle);
-    rc = s == nullptr ? HIXL_PARAM_INVALID : RegMem(s->regs, mem_tag, mem, mem_handle);
+  Server *s = AsServer(server_handle);
+  if (s == nullptr || mem == nullptr || mem_handle == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    std::lock_guard<std::mutex> g(s->mu);
+    void *h = nullptr;
+    rc = s->regs.Add(reinterpret_cast<uintptr_t>(mem->addr), static_cast<size_t>(mem->size),
+                     static_cast<int>(mem->type), mem_tag ? mem_tag : "", h);
+    if (rc == HIXL_SUCCESS) *mem_handle = h;
   }
   Note("HixlCSServerRegMem", Fmt("%p, ", server_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
@@ -140,13 +241,17 @@ HixlStatus HixlCSServerRegMem(HixlServerHandle server_handle, const char *mem_ta
 
 HixlStatus HixlCSServerListen(HixlServerHandle server_handle, uint32_t backlog) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Server *s = AsServer(server_handle);
-    if (s == nullptr)
-      rc = HIXL_PARAM_INVALID;
+  Server *s = AsServer(server_handle);
+  if (s == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else if (!s->service.Listening()) {
+    rc = s->service.Listen(s->ip, static_cast<int>(s->port), static_cast<int>(backlog));
+    if (rc == HIXL_SUCCESS)
+      s->service.Start([s](aclsim::Service::Conn &c, const aclsim::WireReq &r, const std::string &p,
+                           std::string &out) { return ServeServer(s, c, r, p, out); },
+                       nullptr);
     else
-      s->listening = true;
+      aclsim::Log("[HixlServer] cannot listen on %s:%u", s->ip.c_str(), s->port);
   }
   Note("HixlCSServerListen", Fmt("%p, %u", server_handle, backlog), rc);
   return rc;
@@ -154,13 +259,12 @@ HixlStatus HixlCSServerListen(HixlServerHandle server_handle, uint32_t backlog) 
 
 HixlStatus HixlCSServerUnregMem(HixlServerHandle server_handle, MemHandle mem_handle) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Server *s = AsServer(server_handle);
-    if (s == nullptr || mem_handle == nullptr)
-      rc = HIXL_PARAM_INVALID;
-    else
-      s->regs.Remove(mem_handle);  // unknown handle: SUCCESS, nothing done
+  Server *s = AsServer(server_handle);
+  if (s == nullptr || mem_handle == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    std::lock_guard<std::mutex> g(s->mu);
+    if (!s->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // not registered
   }
   Note("HixlCSServerUnregMem", Fmt("%p, %p", server_handle, mem_handle), rc);
   return rc;
@@ -168,16 +272,17 @@ HixlStatus HixlCSServerUnregMem(HixlServerHandle server_handle, MemHandle mem_ha
 
 HixlStatus HixlCSServerDestroy(HixlServerHandle server_handle) {
   HixlStatus rc = HIXL_SUCCESS;
+  Server *s = nullptr;
   {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Server *s = AsServer(server_handle);
-    if (s == nullptr) {
-      rc = HIXL_PARAM_INVALID;
-    } else {
-      for (Client *c : s->clients) c->server = nullptr;
-      Servers().erase(s);
-      delete s;
-    }
+    std::lock_guard<std::mutex> g(RegistryMutex());
+    s = static_cast<Server *>(server_handle);
+    if (Servers().erase(s) == 0) s = nullptr;
+  }
+  if (s == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    s->service.Stop();
+    delete s;
   }
   Note("HixlCSServerDestroy", Fmt("%p", server_handle), rc);
   return rc;
@@ -187,14 +292,22 @@ HixlStatus HixlCSClientCreate(const HixlClientDesc *client_desc, const HixlClien
                               HixlClientHandle *client_handle) {
   HixlStatus rc = HIXL_SUCCESS;
   std::string key;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    if (client_desc == nullptr || client_handle == nullptr || client_desc->server_ip == nullptr) {
+  if (client_handle != nullptr) *client_handle = nullptr;
+  if (client_handle == nullptr || client_desc == nullptr || client_desc->server_ip == nullptr ||
+      client_desc->local_endpoint == nullptr || client_desc->remote_endpoint == nullptr || config == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    key = Fmt("%s:%u", client_desc->server_ip, client_desc->server_port);
+    std::string ip;
+    int port = -1;
+    if (client_desc->server_port < 1 || client_desc->server_port > kMaxPort ||
+        !aclsim::ParseEndpoint(client_desc->server_ip, ip, port)) {
       rc = HIXL_PARAM_INVALID;
     } else {
-      key = Key(client_desc->server_ip, client_desc->server_port);
       auto *c = new Client;
-      c->key = key;
+      c->ip = ip;
+      c->port = client_desc->server_port;
+      std::lock_guard<std::mutex> g(RegistryMutex());
       Clients().insert(c);
       *client_handle = c;
     }
@@ -207,19 +320,25 @@ HixlStatus HixlCSClientCreate(const HixlClientDesc *client_desc, const HixlClien
 
 HixlStatus HixlCSClientConnect(HixlClientHandle client_handle, uint32_t timeout_ms) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    if (c == nullptr) {
-      rc = HIXL_PARAM_INVALID;
-    } else if (c->server == nullptr) {
-      rc = HIXL_TIMEOUT;  // no listening server at that address (no real waiting)
-      for (Server *s : Servers()) {
-        if (s->key == c->key && s->listening) {
-          c->server = s;
-          s->clients.insert(c);
-          rc = HIXL_SUCCESS;
+  Client *c = AsClient(client_handle);
+  if (c == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    bool connected;
+    {
+      std::lock_guard<std::mutex> g(c->mu);
+      connected = c->link != nullptr && !c->link->Broken();
+    }
+    if (!connected) {
+      int fd = -1;
+      int timeout = timeout_ms > 0 ? static_cast<int>(timeout_ms) : 1;
+      rc = aclsim::ConnectTo(c->ip, static_cast<int>(c->port), timeout, fd);
+      if (rc == HIXL_SUCCESS) {
+        {
+          std::lock_guard<std::mutex> g(c->mu);
+          c->link.reset(new aclsim::Link(fd));
         }
+        rc = FetchRemote(c, timeout_ms);  // the vendor prefetches the server's memory here
       }
     }
   }
@@ -230,18 +349,24 @@ HixlStatus HixlCSClientConnect(HixlClientHandle client_handle, uint32_t timeout_
 HixlStatus HixlCSClientGetRemoteMem(HixlClientHandle client_handle, CommMem **remote_mem_list, char ***mem_tag_list,
                                     uint32_t *list_num, uint32_t timeout_ms) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    if (c == nullptr || remote_mem_list == nullptr || mem_tag_list == nullptr || list_num == nullptr) {
-      rc = HIXL_PARAM_INVALID;
-    } else if (c->server == nullptr) {
-      rc = HIXL_FAILED;
-    } else {
+  Client *c = AsClient(client_handle);
+  bool connected = false;
+  if (c != nullptr) {
+    std::lock_guard<std::mutex> g(c->mu);
+    connected = c->link != nullptr;
+  }
+  if (c == nullptr || remote_mem_list == nullptr || mem_tag_list == nullptr || list_num == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else if (!connected) {
+    rc = HIXL_FAILED;
+  } else {
+    rc = FetchRemote(c, timeout_ms);
+    if (rc == HIXL_SUCCESS) {
+      std::lock_guard<std::mutex> g(c->mu);
       c->remote_mems.clear();
       c->remote_tag_strings.clear();
       c->remote_tags.clear();
-      for (const auto &kv : c->server->regs.All()) {
+      for (const auto &kv : c->server_regs.All()) {
         const aclsim::RegTable::Reg &r = kv.second;
         c->remote_mems.push_back(CommMem{r.host ? COMM_MEM_TYPE_HOST : COMM_MEM_TYPE_DEVICE,
                                          reinterpret_cast<void *>(r.addr), static_cast<uint64_t>(r.len)});
@@ -260,10 +385,19 @@ HixlStatus HixlCSClientGetRemoteMem(HixlClientHandle client_handle, CommMem **re
 HixlStatus HixlCSClientRegMem(HixlClientHandle client_handle, const char *mem_tag, const CommMem *mem,
                               MemHandle *mem_handle) {
   HixlStatus rc;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    rc = c == nullptr ? HIXL_PARAM_INVALID : RegMem(c->regs, mem_tag, mem, mem_handle);
+  Client *c = AsClient(client_handle);
+  if (c == nullptr || mem == nullptr || mem_handle == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    std::lock_guard<std::mutex> g(c->mu);
+    uintptr_t addr = reinterpret_cast<uintptr_t>(mem->addr);
+    if (mem->size == 0 || c->regs.HasIdentical(addr, static_cast<size_t>(mem->size))) {
+      rc = HIXL_PARAM_INVALID;  // size 0, or already registered by this client
+    } else {
+      void *h = nullptr;
+      rc = c->regs.Add(addr, static_cast<size_t>(mem->size), static_cast<int>(mem->type), mem_tag ? mem_tag : "", h);
+      if (rc == HIXL_SUCCESS) *mem_handle = h;
+    }
   }
   Note("HixlCSClientRegMem", Fmt("%p, ", client_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
@@ -271,13 +405,12 @@ HixlStatus HixlCSClientRegMem(HixlClientHandle client_handle, const char *mem_ta
 
 HixlStatus HixlCSClientUnregMem(HixlClientHandle client_handle, MemHandle mem_handle) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    if (c == nullptr || mem_handle == nullptr)
-      rc = HIXL_PARAM_INVALID;
-    else
-      c->regs.Remove(mem_handle);
+  Client *c = AsClient(client_handle);
+  if (c == nullptr || mem_handle == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    std::lock_guard<std::mutex> g(c->mu);
+    if (!c->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // unknown handle
   }
   Note("HixlCSClientUnregMem", Fmt("%p, %p", client_handle, mem_handle), rc);
   return rc;
@@ -285,31 +418,30 @@ HixlStatus HixlCSClientUnregMem(HixlClientHandle client_handle, MemHandle mem_ha
 
 static HixlStatus BatchSync(const char *api, HixlClientHandle client_handle, uint32_t list_num,
                             const HixlOneSideOpDesc *desc_list, uint32_t timeout_ms, bool put) {
-  std::vector<aclsim::Copy> copies;
-  HixlStatus rc;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    rc = Batch(client_handle, list_num, desc_list, put, copies);
-  }
-  if (rc == HIXL_SUCCESS) aclsim::RunCopies(copies);
+  bool issued = false;
+  HixlStatus rc = Batch(client_handle, list_num, desc_list, put, timeout_ms, issued);
   Note(api, Fmt("%p, %u, %p, %u", client_handle, list_num, static_cast<const void *>(desc_list), timeout_ms), rc);
   return rc;
 }
 
 static HixlStatus BatchAsync(const char *api, HixlClientHandle client_handle, uint32_t list_num,
                              const HixlOneSideOpDesc *desc_list, CompleteHandle *complete_handle, bool put) {
-  std::vector<aclsim::Copy> copies;
   HixlStatus rc;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    rc = complete_handle == nullptr ? HIXL_PARAM_INVALID : Batch(client_handle, list_num, desc_list, put, copies);
-    if (rc == HIXL_SUCCESS) {
+  if (complete_handle == nullptr || list_num == 0 || desc_list == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    // issued and completed at once; a transport failure shows in the status
+    bool issued = false;
+    rc = Batch(client_handle, list_num, desc_list, put, 3000, issued);
+    Client *c = AsClient(client_handle);
+    if (c != nullptr && issued) {
+      std::lock_guard<std::mutex> g(c->mu);
       void *h = aclsim::NewHandle();
-      static_cast<Client *>(client_handle)->completes.insert(h);
+      c->completes[h] = rc == HIXL_SUCCESS ? HIXL_COMPLETE_STATUS_COMPLETED : HIXL_COMPLETE_STATUS_FAILED;
       *complete_handle = h;
+      rc = HIXL_SUCCESS;
     }
   }
-  if (rc == HIXL_SUCCESS) aclsim::RunCopies(copies);
   Note(api, Fmt("%p, %u, %p", client_handle, list_num, static_cast<const void *>(desc_list)), rc);
   return rc;
 }
@@ -337,13 +469,18 @@ HixlStatus HixlCSClientBatchGetSync(HixlClientHandle client_handle, uint32_t lis
 HixlStatus HixlCSClientQueryCompleteStatus(HixlClientHandle client_handle, CompleteHandle complete_handle,
                                            HixlCompleteStatus *complete_status) {
   HixlStatus rc = HIXL_SUCCESS;
-  {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    if (c == nullptr || complete_status == nullptr || c->completes.erase(complete_handle) == 0)
+  Client *c = AsClient(client_handle);
+  if (c == nullptr || complete_status == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    std::lock_guard<std::mutex> g(c->mu);
+    auto it = c->completes.find(complete_handle);
+    if (it == c->completes.end()) {
       rc = HIXL_PARAM_INVALID;
-    else
-      *complete_status = HIXL_COMPLETE_STATUS_COMPLETED;
+    } else {
+      *complete_status = it->second;
+      c->completes.erase(it);
+    }
   }
   Note("HixlCSClientQueryCompleteStatus", Fmt("%p, %p", client_handle, complete_handle), rc);
   return rc;
@@ -351,16 +488,17 @@ HixlStatus HixlCSClientQueryCompleteStatus(HixlClientHandle client_handle, Compl
 
 HixlStatus HixlCSClientDestroy(HixlClientHandle client_handle) {
   HixlStatus rc = HIXL_SUCCESS;
+  Client *c = nullptr;
   {
-    std::lock_guard<std::mutex> g(aclsim::HixlMutex());
-    Client *c = AsClient(client_handle);
-    if (c == nullptr) {
-      rc = HIXL_PARAM_INVALID;
-    } else {
-      if (c->server != nullptr) c->server->clients.erase(c);
-      Clients().erase(c);
-      delete c;
-    }
+    std::lock_guard<std::mutex> g(RegistryMutex());
+    c = static_cast<Client *>(client_handle);
+    if (Clients().erase(c) == 0) c = nullptr;
+  }
+  if (c == nullptr) {
+    rc = HIXL_PARAM_INVALID;
+  } else {
+    if (c->link != nullptr) c->link->Close();
+    delete c;
   }
   Note("HixlCSClientDestroy", Fmt("%p", client_handle), rc);
   return rc;

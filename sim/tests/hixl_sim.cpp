@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cs/hixl_cs.h"
 #include "hixl/hixl.h"
+#include "hixl_test_util.h"
 
 using namespace hixl;
 
@@ -45,28 +46,48 @@ static void TestLayout() {
   EXPECT_EQ(e.GetLength(), 0);
 }
 
+// Waits (bounded) until GetAsyncConnectStatus reports something other than PENDING/CONNECTING.
+static AsyncConnectStatus WaitAsync(Hixl &h, const AscendString &remote) {
+  AsyncConnectStatus cs = AsyncConnectStatus::CONNECT_PENDING;
+  long long until = MonoMs() + 5000;
+  while (MonoMs() < until) {
+    if (h.GetAsyncConnectStatus(remote, cs) != SUCCESS) break;
+    if (cs != AsyncConnectStatus::CONNECT_PENDING && cs != AsyncConnectStatus::CONNECTING &&
+        cs != AsyncConnectStatus::DISCONNECT_PENDING && cs != AsyncConnectStatus::DISCONNECTING)
+      break;
+    usleep(2000);
+  }
+  return cs;
+}
+
+// Several hixl_cs engines in one process, linked over loopback TCP.
 static void TestEngines() {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   std::map<AscendString, AscendString> options;
-  options[AscendString(OPTION_BUFFER_POOL)] = AscendString("0:0");
+  options[AscendString(OPTION_GLOBAL_RESOURCE_CONFIG)] =
+      AscendString("{\"comm_resource_config.protocol_desc\": [\"roce:device\"]}");
+  const std::string na = EngineName(FreePort()), nb = EngineName(FreePort()), nobody = EngineName(FreePort());
+  const AscendString ra(na.c_str()), rb(nb.c_str());
 
-  Hixl a, b, dup, lonely;
+  Hixl a, b, dup, lonely, bad;
   MemHandle h = nullptr;
   void *ha = nullptr, *hb = nullptr;
   EXPECT_EQ(aclrtMallocHost(&ha, 4 * page), ACL_SUCCESS);
   EXPECT_EQ(aclrtMallocHost(&hb, 4 * page), ACL_SUCCESS);
 
-  // ---- before Initialize ----
+  // ---- before Initialize: nothing behind the object ----
   EXPECT_EQ(a.RegisterMem(Desc(ha, page), MEM_HOST, h), FAILED);
-  EXPECT_EQ(a.Connect(AscendString("b")), FAILED);
-  EXPECT_EQ(a.DeregisterMem(nullptr), PARAM_INVALID);
+  EXPECT_EQ(a.Connect(rb), FAILED);
+  EXPECT_EQ(a.DeregisterMem(nullptr), FAILED);
 
-  uint64_t ctx_calls = aclsimGetCallCount("aclrtGetCurrentContext");
-  EXPECT_EQ(a.Initialize(AscendString("10.0.0.1:26000"), options), SUCCESS);
-  EXPECT_EQ(aclsimGetCallCount("aclrtGetCurrentContext"), ctx_calls + 1);  // through the PLT
-  EXPECT_EQ(b.Initialize(AscendString("10.0.0.2:26000"), options), SUCCESS);
-  EXPECT_EQ(dup.Initialize(AscendString("10.0.0.1:26000"), options), PARAM_INVALID);
-  EXPECT_EQ(lonely.Initialize(AscendString("lonely"), options), SUCCESS);
+  uint64_t ctx_calls = aclsimGetCallCount("aclrtCreateContext");
+  EXPECT_EQ(a.Initialize(ra, options), SUCCESS);
+  EXPECT_EQ(aclsimGetCallCount("aclrtCreateContext"), ctx_calls + 1);  // its own context, through the PLT
+  EXPECT_EQ(b.Initialize(rb, options), SUCCESS);
+  EXPECT_EQ(dup.Initialize(ra, options), FAILED);  // the address is in use
+  EXPECT_EQ(bad.Initialize(AscendString("lonely"), options), PARAM_INVALID);
+  EXPECT_EQ(bad.Initialize(AscendString("127.0.0.1:x"), options), PARAM_INVALID);
+  EXPECT_EQ(lonely.Initialize(AscendString("127.0.0.1"), options), SUCCESS);  // client only
 
   // ---- RegisterMem ----
   MemHandle ha_h = nullptr, hb_h = nullptr, again = nullptr, other = nullptr;
@@ -85,9 +106,10 @@ static void TestEngines() {
   EXPECT_EQ(a.DeregisterMem(other), SUCCESS);
   EXPECT_EQ(a.DeregisterMem(other), SUCCESS);                             // double: SUCCESS
   EXPECT_EQ(a.DeregisterMem(reinterpret_cast<MemHandle>(0x1)), SUCCESS);  // unknown: SUCCESS
+  EXPECT_EQ(a.DeregisterMem(nullptr), PARAM_INVALID);
   EXPECT_EQ(b.RegisterMem(Desc(hb, 4 * page), MEM_HOST, hb_h), SUCCESS);
 
-  // device memory on b, and a's MAPPED device address of a host buffer on b
+  // device memory on b, and a MAPPED device address of a host buffer on b
   void *dev = nullptr;
   EXPECT_EQ(aclrtMalloc(&dev, page, ACL_MEM_MALLOC_HUGE_ONLY), ACL_SUCCESS);
   MemHandle dev_h = nullptr;
@@ -99,27 +121,36 @@ static void TestEngines() {
   EXPECT_EQ(b.RegisterMem(Desc(mapped_dev, page), MEM_DEVICE, mapped_h), SUCCESS);
 
   // ---- Connect ----
-  EXPECT_EQ(a.Connect(AscendString("nobody"), 100), TIMEOUT);
-  EXPECT_EQ(a.Connect(AscendString("10.0.0.2:26000"), 1000), SUCCESS);
-  EXPECT_EQ(a.Connect(AscendString("10.0.0.2:26000"), 1000), ALREADY_CONNECTED);
+  long long t0 = MonoMs();
+  EXPECT_EQ(a.Connect(AscendString(nobody.c_str()), 3000), FAILED);  // refused: at once
+  EXPECT_TRUE(MonoMs() - t0 < 2000);
+  EXPECT_EQ(a.Connect(ra), PARAM_INVALID);                         // oneself
+  EXPECT_EQ(a.Connect(AscendString("nobody")), PARAM_INVALID);     // not an address
+  EXPECT_EQ(a.Connect(AscendString("127.0.0.1")), FAILED);         // client-only engines do not listen
+  EXPECT_EQ(a.Connect(rb, 0), PARAM_INVALID);
+  EXPECT_EQ(a.Connect(rb, 1000), SUCCESS);
+  EXPECT_EQ(a.Connect(rb, 1000), ALREADY_CONNECTED);
+  EXPECT_EQ(lonely.Connect(rb, 1000), SUCCESS);
 
   // ---- TransferSync checks ----
-  const AscendString rb("10.0.0.2:26000");
   uintptr_t la = reinterpret_cast<uintptr_t>(ha), rbuf = reinterpret_cast<uintptr_t>(hb);
   std::vector<TransferOpDesc> ops{{la, rbuf, page}};
   EXPECT_EQ(a.TransferSync(rb, WRITE, ops, 0), PARAM_INVALID);
-  EXPECT_EQ(a.TransferSync(AscendString("lonely"), WRITE, ops, 1000), NOT_CONNECTED);
-  EXPECT_EQ(b.TransferSync(AscendString("10.0.0.1:26000"), WRITE, ops, 1000), NOT_CONNECTED);  // per side
+  EXPECT_EQ(a.TransferSync(AscendString(nobody.c_str()), WRITE, ops, 1000), NOT_CONNECTED);
+  EXPECT_EQ(b.TransferSync(ra, WRITE, ops, 1000), NOT_CONNECTED);  // links are per side
   std::vector<TransferOpDesc> bad0{{0, rbuf, 16}};
   std::vector<TransferOpDesc> bad1{{la, 0, 16}};
   std::vector<TransferOpDesc> bad2{{la, rbuf, 0}};
   std::vector<TransferOpDesc> bad3{{la + 3 * page, rbuf, 2 * page}};  // local range leaves the registration
   std::vector<TransferOpDesc> bad4{{la, rbuf + 4 * page, 16}};        // remote range not registered
+  std::vector<TransferOpDesc> none;
   EXPECT_EQ(a.TransferSync(rb, WRITE, bad0, 1000), PARAM_INVALID);
+  EXPECT_EQ(b.TransferSync(ra, WRITE, bad0, 1000), PARAM_INVALID);  // the op list first, then the link
   EXPECT_EQ(a.TransferSync(rb, WRITE, bad1, 1000), PARAM_INVALID);
   EXPECT_EQ(a.TransferSync(rb, WRITE, bad2, 1000), PARAM_INVALID);
   EXPECT_EQ(a.TransferSync(rb, WRITE, bad3, 1000), PARAM_INVALID);
   EXPECT_EQ(a.TransferSync(rb, READ, bad4, 1000), PARAM_INVALID);
+  EXPECT_EQ(a.TransferSync(rb, READ, none, 1000), PARAM_INVALID);
 
   // ---- WRITE pushes local to remote, READ pulls remote into local ----
   for (size_t i = 0; i < 4 * page; i++) {
@@ -147,6 +178,14 @@ static void TestEngines() {
   EXPECT_EQ(a.TransferSync(rb, WRITE, wm, 1000), SUCCESS);
   EXPECT_TRUE(Bytes(static_cast<char *>(mapped_host) + 8, 100) == Bytes(static_cast<char *>(ha) + 1, 100));
 
+  // ---- registered after the link: invisible to the link ----
+  void *late = nullptr;
+  EXPECT_EQ(aclrtMallocHost(&late, page), ACL_SUCCESS);
+  MemHandle late_h = nullptr;
+  EXPECT_EQ(b.RegisterMem(Desc(late, page), MEM_HOST, late_h), SUCCESS);
+  std::vector<TransferOpDesc> wl{{la, reinterpret_cast<uintptr_t>(late), 64}};
+  EXPECT_EQ(a.TransferSync(rb, WRITE, wl, 1000), PARAM_INVALID);
+
   // ---- TransferAsync / GetTransferStatus ----
   memset(hb, 0x11, 64);
   TransferArgs args;
@@ -155,10 +194,10 @@ static void TestEngines() {
   std::vector<TransferOpDesc> ar{{la + 2 * page, rbuf, 64}};
   EXPECT_EQ(a.TransferAsync(rb, READ, ar, args, req), SUCCESS);
   EXPECT_TRUE(req != nullptr);
-  EXPECT_EQ(static_cast<uint8_t *>(ha)[2 * page + 63], 0x11);
   TransferStatus ts = TransferStatus::WAITING;
   EXPECT_EQ(a.GetTransferStatus(req, ts), SUCCESS);
   EXPECT_TRUE(ts == TransferStatus::COMPLETED);
+  EXPECT_EQ(static_cast<uint8_t *>(ha)[2 * page + 63], 0x11);
   EXPECT_EQ(a.GetTransferStatus(req, ts), PARAM_INVALID);
   EXPECT_EQ(a.TransferAsync(rb, WRITE, ar, args, req), SUCCESS);
   std::vector<TransferResult> results;
@@ -166,18 +205,18 @@ static void TestEngines() {
   EXPECT_EQ(results.size(), 1);
   EXPECT_TRUE(results.size() == 1 && results[0].req == req && results[0].user_data == &args &&
               results[0].status == TransferStatus::COMPLETED);
-  EXPECT_EQ(a.TransferAsync(AscendString("lonely"), WRITE, ar, args, req), NOT_CONNECTED);
+  EXPECT_EQ(a.TransferAsync(AscendString(nobody.c_str()), WRITE, ar, args, req), NOT_CONNECTED);
 
-  // ---- ConnectAsync / GetAsyncConnectStatus ----
+  // ---- ConnectAsync / GetAsyncConnectStatus: only what ConnectAsync started ----
   AsyncConnectStatus cs = AsyncConnectStatus::CONNECTING;
-  EXPECT_EQ(b.GetAsyncConnectStatus(AscendString("10.0.0.1:26000"), cs), SUCCESS);
-  EXPECT_TRUE(cs == AsyncConnectStatus::NOT_CONNECT);
-  EXPECT_EQ(b.ConnectAsync(AscendString("10.0.0.1:26000")), SUCCESS);
-  EXPECT_EQ(b.GetAsyncConnectStatus(AscendString("10.0.0.1:26000"), cs), SUCCESS);
-  EXPECT_TRUE(cs == AsyncConnectStatus::CONNECTED);
-  EXPECT_EQ(b.ConnectAsync(AscendString("ghost")), SUCCESS);
-  EXPECT_EQ(b.GetAsyncConnectStatus(AscendString("ghost"), cs), SUCCESS);
-  EXPECT_TRUE(cs == AsyncConnectStatus::CONNECT_FAILED);
+  EXPECT_EQ(a.GetAsyncConnectStatus(rb, cs), SUCCESS);
+  EXPECT_TRUE(cs == AsyncConnectStatus::NOT_CONNECT);  // a plain Connect does not show here
+  EXPECT_EQ(b.ConnectAsync(ra), SUCCESS);
+  EXPECT_TRUE(WaitAsync(b, ra) == AsyncConnectStatus::CONNECTED);
+  EXPECT_EQ(b.ConnectAsync(ra), SUCCESS);  // a duplicate is accepted
+  EXPECT_TRUE(WaitAsync(b, ra) == AsyncConnectStatus::CONNECTED);
+  EXPECT_EQ(b.ConnectAsync(AscendString(nobody.c_str())), SUCCESS);
+  EXPECT_TRUE(WaitAsync(b, AscendString(nobody.c_str())) == AsyncConnectStatus::CONNECT_FAILED);
   std::map<AscendString, AsyncConnectStatus> all;
   EXPECT_EQ(b.GetAsyncConnectStatus(all), SUCCESS);
   EXPECT_EQ(all.size(), 2);
@@ -191,7 +230,7 @@ static void TestEngines() {
   EXPECT_EQ(b.GetNotifies(got), SUCCESS);
   EXPECT_EQ(got.size(), 1);
   EXPECT_TRUE(got.size() == 1 && strcmp(got[0].notify_msg.GetString(), "world") == 0);
-  EXPECT_EQ(lonely.SendNotify(rb, nd), NOT_CONNECTED);
+  EXPECT_EQ(dup.SendNotify(rb, nd), FAILED);  // never initialised
 
   int32_t cap = -1;
   EXPECT_EQ(Hixl::GetCapability(CLIENT_SERVER_COMM, cap), SUCCESS);
@@ -199,43 +238,64 @@ static void TestEngines() {
   EXPECT_EQ(Hixl::GetCapability(static_cast<FeatureType>(99), cap), SUCCESS);
   EXPECT_EQ(cap, 0);
 
-  // ---- DeregisterMem while links are up ----
+  // ---- DeregisterMem: refused only while this engine has clients (outgoing links) ----
   EXPECT_EQ(a.DeregisterMem(ha_h), FAILED);
-  EXPECT_EQ(b.DeregisterMem(hb_h), FAILED);  // b has a link to a, and a one to b
+  EXPECT_EQ(b.DeregisterMem(hb_h), FAILED);  // b has its own link to a now
   EXPECT_EQ(a.Disconnect(rb), SUCCESS);
   EXPECT_EQ(a.Disconnect(rb), NOT_CONNECTED);
-  EXPECT_EQ(a.DeregisterMem(ha_h), FAILED);  // b's link to a is still up
-  EXPECT_EQ(b.DisconnectAsync(AscendString("10.0.0.1:26000")), SUCCESS);
+  EXPECT_EQ(a.DeregisterMem(ha_h), SUCCESS);  // b's link to a does not matter
   EXPECT_EQ(a.DeregisterMem(ha_h), SUCCESS);
-  EXPECT_EQ(a.DeregisterMem(ha_h), SUCCESS);
+  EXPECT_EQ(b.DisconnectAsync(ra), SUCCESS);
+  EXPECT_TRUE(WaitAsync(b, ra) == AsyncConnectStatus::NOT_CONNECT);
   EXPECT_EQ(b.DeregisterMem(hb_h), SUCCESS);
 
-  // ---- Finalize ----
-  EXPECT_EQ(a.Connect(rb), SUCCESS);
+  // ---- Finalize: the peer's link breaks, the address is free again ----
+  EXPECT_EQ(a.RegisterMem(Desc(ha, 4 * page), MEM_HOST, ha_h), SUCCESS);
+  EXPECT_EQ(b.Connect(ra), SUCCESS);
   uint64_t fin = aclsimGetCallCount("Hixl::Finalize");
   a.Finalize();
   EXPECT_EQ(aclsimGetCallCount("Hixl::Finalize"), fin + 1);
   EXPECT_EQ(a.RegisterMem(Desc(ha, page), MEM_HOST, h), FAILED);
   EXPECT_EQ(a.TransferSync(rb, WRITE, ops, 1000), FAILED);
-  EXPECT_EQ(dup.Initialize(AscendString("10.0.0.1:26000"), options), SUCCESS);  // the name is free again
+  std::vector<TransferOpDesc> back{{rbuf, la, 16}};
+  EXPECT_EQ(b.RegisterMem(Desc(hb, 4 * page), MEM_HOST, hb_h), SUCCESS);
+  EXPECT_EQ(b.TransferSync(ra, WRITE, back, 1000), FAILED);  // the peer is gone
+  EXPECT_EQ(dup.Initialize(ra, options), SUCCESS);             // the address is free again
+  EXPECT_EQ(b.Disconnect(ra), SUCCESS);
   EXPECT_EQ(b.DeregisterMem(dev_h), SUCCESS);
+  lonely.Finalize();
+  b.Finalize();
+  dup.Finalize();
 
   EXPECT_EQ(aclrtHostUnregister(mapped_host), ACL_SUCCESS);
   EXPECT_EQ(aclrtFreeHost(mapped_host), ACL_SUCCESS);
   EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
   EXPECT_EQ(aclrtFreeHost(ha), ACL_SUCCESS);
   EXPECT_EQ(aclrtFreeHost(hb), ACL_SUCCESS);
-  EXPECT_EQ(aclsimGetCallCount("Hixl::Hixl"), 4);
+  EXPECT_EQ(aclrtFreeHost(late), ACL_SUCCESS);
+  EXPECT_EQ(aclsimGetCallCount("Hixl::Hixl"), 5);
 }
 
 static void TestClientServer() {
-  std::vector<uint8_t> sbuf(8192, 0), cbuf(8192, 0);
+  std::vector<uint8_t> sbuf(8192, 0), cbuf(8192, 0), later(4096, 0);
+  const int port = FreePort();
+  EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";
-  sd.server_port = 16000;
+  sd.server_port = static_cast<uint32_t>(port);
+  sd.endpoint_list = &ep;
+  sd.endpoint_list_num = 1;
+  HixlServerConfig scfg;
   HixlServerHandle server = nullptr;
-  EXPECT_EQ(HixlCSServerCreate(nullptr, nullptr, &server), HIXL_PARAM_INVALID);
-  EXPECT_EQ(HixlCSServerCreate(&sd, nullptr, &server), HIXL_SUCCESS);
+  EXPECT_EQ(HixlCSServerCreate(nullptr, &scfg, &server), HIXL_PARAM_INVALID);
+  EXPECT_EQ(HixlCSServerCreate(&sd, nullptr, &server), HIXL_PARAM_INVALID);  // NULL config
+  HixlServerDesc no_ep = sd;
+  no_ep.endpoint_list_num = 0;
+  EXPECT_EQ(HixlCSServerCreate(&no_ep, &scfg, &server), HIXL_PARAM_INVALID);  // no endpoint
+  HixlServerDesc big = sd;
+  big.server_port = 70000;
+  EXPECT_EQ(HixlCSServerCreate(&big, &scfg, &server), HIXL_PARAM_INVALID);
+  EXPECT_EQ(HixlCSServerCreate(&sd, &scfg, &server), HIXL_SUCCESS);
   CommMem smem{COMM_MEM_TYPE_HOST, sbuf.data(), sbuf.size()};
   MemHandle smh = nullptr, smh2 = nullptr, tmp = nullptr;
   EXPECT_EQ(HixlCSServerRegMem(server, "kv", &smem, &smh), HIXL_SUCCESS);
@@ -245,27 +305,47 @@ static void TestClientServer() {
   EXPECT_EQ(HixlCSServerRegMem(server, "x", &null_mem, &tmp), HIXL_PARAM_INVALID);
   CommMem part{COMM_MEM_TYPE_HOST, sbuf.data() + 16, 16};
   EXPECT_EQ(HixlCSServerRegMem(server, "x", &part, &tmp), HIXL_PARAM_INVALID);
+  EXPECT_EQ(HixlCSServerUnregMem(server, reinterpret_cast<MemHandle>(0x10)), HIXL_PARAM_INVALID);
 
   HixlClientDesc cd{};
   cd.server_ip = "127.0.0.1";
-  cd.server_port = 16000;
+  cd.server_port = static_cast<uint32_t>(port);
+  cd.local_endpoint = &ep;
+  cd.remote_endpoint = &ep;
+  HixlClientConfig ccfg;
   HixlClientHandle client = nullptr;
-  EXPECT_EQ(HixlCSClientCreate(&cd, nullptr, &client), HIXL_SUCCESS);
+  EXPECT_EQ(HixlCSClientCreate(&cd, nullptr, &client), HIXL_PARAM_INVALID);
+  HixlClientDesc zero_port = cd;
+  zero_port.server_port = 0;
+  EXPECT_EQ(HixlCSClientCreate(&zero_port, &ccfg, &client), HIXL_PARAM_INVALID);
+  HixlClientDesc no_remote = cd;
+  no_remote.remote_endpoint = nullptr;
+  EXPECT_EQ(HixlCSClientCreate(&no_remote, &ccfg, &client), HIXL_PARAM_INVALID);
+  EXPECT_EQ(HixlCSClientCreate(&cd, &ccfg, &client), HIXL_SUCCESS);
   CommMem cmem{COMM_MEM_TYPE_HOST, cbuf.data(), cbuf.size()};
   MemHandle cmh = nullptr;
   EXPECT_EQ(HixlCSClientRegMem(client, "local", &cmem, &cmh), HIXL_SUCCESS);
+  EXPECT_EQ(HixlCSClientRegMem(client, "local", &cmem, &tmp), HIXL_PARAM_INVALID);  // identical again
+  CommMem czero{COMM_MEM_TYPE_HOST, cbuf.data(), 0};
+  EXPECT_EQ(HixlCSClientRegMem(client, "zero", &czero, &tmp), HIXL_PARAM_INVALID);
   HixlOneSideOpDesc op{sbuf.data() + 100, cbuf.data() + 50, 1000};
-  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &op, 1000), HIXL_FAILED);  // not connected
-  EXPECT_EQ(HixlCSClientConnect(client, 100), HIXL_TIMEOUT);               // not listening yet
+  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &op, 1000), HIXL_PARAM_INVALID);  // server memory unknown yet
+  EXPECT_EQ(HixlCSClientConnect(client, 1000), HIXL_FAILED);                      // refused: not listening yet
   EXPECT_EQ(HixlCSServerListen(server, 16), HIXL_SUCCESS);
-  EXPECT_EQ(HixlCSClientConnect(client, 100), HIXL_SUCCESS);
+  EXPECT_EQ(HixlCSClientConnect(client, 1000), HIXL_SUCCESS);
 
+  // registered by the server after the client connected: invisible until GetRemoteMem
+  CommMem lmem{COMM_MEM_TYPE_HOST, later.data(), later.size()};
+  MemHandle lmh = nullptr;
+  EXPECT_EQ(HixlCSServerRegMem(server, "later", &lmem, &lmh), HIXL_SUCCESS);
+  HixlOneSideOpDesc to_later{later.data(), cbuf.data(), 16};
+  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &to_later, 1000), HIXL_PARAM_INVALID);
   CommMem *remote = nullptr;
   char **tags = nullptr;
   uint32_t n = 0;
-  EXPECT_EQ(HixlCSClientGetRemoteMem(client, &remote, &tags, &n, 100), HIXL_SUCCESS);
-  EXPECT_EQ(n, 1);
-  EXPECT_TRUE(n == 1 && remote[0].addr == sbuf.data() && strcmp(tags[0], "kv") == 0);
+  EXPECT_EQ(HixlCSClientGetRemoteMem(client, &remote, &tags, &n, 1000), HIXL_SUCCESS);
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &to_later, 1000), HIXL_SUCCESS);
 
   for (size_t i = 0; i < cbuf.size(); i++) cbuf[i] = static_cast<uint8_t>(i * 13 + 5);
   EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &op, 1000), HIXL_SUCCESS);
@@ -293,15 +373,21 @@ static void TestClientServer() {
   EXPECT_EQ(HixlCSClientQueryCompleteStatus(client, ch, &st), HIXL_SUCCESS);
   EXPECT_TRUE(st == HIXL_COMPLETE_STATUS_COMPLETED);
   EXPECT_EQ(sbuf[6015], 0x42);
+  EXPECT_EQ(HixlCSClientQueryCompleteStatus(client, ch, &st), HIXL_PARAM_INVALID);
+
+  // the server drops memory the client still knows: the transfer fails, and the client refuses
+  // every transfer after that
+  EXPECT_EQ(HixlCSServerUnregMem(server, lmh), HIXL_SUCCESS);
+  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &to_later, 1000), HIXL_FAILED);
+  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &op, 1000), HIXL_FAILED);
 
   EXPECT_EQ(HixlCSClientUnregMem(client, nullptr), HIXL_PARAM_INVALID);
   EXPECT_EQ(HixlCSClientUnregMem(client, cmh), HIXL_SUCCESS);
-  EXPECT_EQ(HixlCSClientUnregMem(client, cmh), HIXL_SUCCESS);
-  EXPECT_EQ(HixlCSClientBatchPutSync(client, 1, &op, 1000), HIXL_PARAM_INVALID);  // local gone
+  EXPECT_EQ(HixlCSClientUnregMem(client, cmh), HIXL_PARAM_INVALID);  // unknown now
   EXPECT_EQ(HixlCSClientDestroy(client), HIXL_SUCCESS);
   EXPECT_EQ(HixlCSServerUnregMem(server, smh), HIXL_SUCCESS);
   EXPECT_EQ(HixlCSServerDestroy(server), HIXL_SUCCESS);
-  EXPECT_EQ(aclsimGetCallCount("HixlCSClientBatchPutSync"), 5);
+  EXPECT_EQ(aclsimGetCallCount("HixlCSClientBatchPutSync"), 8);
 }
 
 int main() {

@@ -121,7 +121,15 @@ const SIM_LIBS: &[SimLib] = &[
     SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib {
         file: "libcann_hixl.so",
-        sources: &["hixl.cpp", "hixl_cs.cpp", "ascend_string.cpp"],
+        sources: &[
+            "hixl.cpp",
+            "hixl_engine.cpp",
+            "hixl_options.cpp",
+            "hixl_net.cpp",
+            "hixl_common.cpp",
+            "hixl_cs.cpp",
+            "ascend_string.cpp",
+        ],
         link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
     },
 ];

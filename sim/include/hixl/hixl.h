@@ -12,7 +12,7 @@
 #include "hixl_types.h"
 
 namespace hixl {
-class Hixl {
+class ASCEND_FUNC_VISIBILITY Hixl {
  public:
   Hixl();
   ~Hixl();

@@ -7,8 +7,19 @@
 
 #include <cstddef>
 #include <cstdint>
+// The vendor's header reaches these through CANN's metadef headers (ge_common/api_error_codes.h);
+// programs written against it use std::map, std::string and std::cerr without including them.
+#include <iostream>
+#include <map>
+#include <string>
 
 #include "graph/ascend_string.h"
+
+#ifdef FUNC_VISIBILITY
+#define ASCEND_FUNC_VISIBILITY __attribute__((visibility("default")))
+#else
+#define ASCEND_FUNC_VISIBILITY
+#endif
 
 namespace hixl {
 using Status = uint32_t;

@@ -1,0 +1,518 @@
+// The engines behind the simulator's hixl::Hixl (see hixl_engine.h and sim/README.md, which
+// cites the vendor code each behaviour follows).
+#include "hixl_engine.h"
+
+#include <string.h>
+
+#include "acl/acl_rt.h"
+
+namespace aclsim {
+
+namespace {
+
+// hixl::TransferStatus and hixl::AsyncConnectStatus values
+constexpr int kCompleted = 1;
+constexpr int kXferFailed = 3;
+constexpr int kNotConnect = 0;
+constexpr int kConnectPending = 1;
+constexpr int kConnecting = 2;
+constexpr int kConnected = 3;
+constexpr int kConnectFailed = 4;
+constexpr int kDisconnectPending = 5;
+constexpr int kDisconnecting = 6;
+
+constexpr int kAsyncTransferTimeoutMs = 3000;  // what the engines use for TransferAsync
+constexpr size_t kConnectQueueCapacity = 128;
+constexpr int kConnectWorkers = 2;
+
+bool IsHost(const RegTable::Reg *r) { return r == nullptr || r->host; }  // unregistered counts as host
+
+}  // namespace
+
+bool Engine::Initialized() {
+  std::lock_guard<std::mutex> g(mu_);
+  return initialized_;
+}
+
+uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
+  EngineOptions o;
+  uint32_t rc = ParseEngineOptions(options, o);
+  if (rc != kSuccess) return rc;
+  kind_ = SelectEngine(o);
+  rc = CheckEngineOptions(kind_, o, pool_bytes_);
+  if (rc != kSuccess) return rc;
+  std::string ip;
+  int port = -1;
+  if (!ParseEndpoint(name_, ip, port) || port > 65535) {
+    Log("local_engine \"%s\" is invalid: expected \"ip:port\" or \"ip\" (client only)", name_.c_str());
+    return kParamInvalid;
+  }
+  // the engine's own context on the current device (restoring the caller's afterwards)
+  uint32_t count = 0;
+  aclError acl = aclrtGetDeviceCount(&count);
+  if (acl != ACL_SUCCESS) return static_cast<uint32_t>(acl);
+  if (count > 0) {
+    int32_t device = -1;
+    acl = aclrtGetDevice(&device);
+    if (acl != ACL_SUCCESS) return static_cast<uint32_t>(acl);
+    aclrtContext prev = nullptr;
+    bool had = aclrtGetCurrentContext(&prev) == ACL_SUCCESS;
+    acl = aclrtCreateContext(&ctx_, device);
+    if (had) (void)aclrtSetCurrentContext(prev);
+    if (acl != ACL_SUCCESS) {
+      ctx_ = nullptr;
+      return static_cast<uint32_t>(acl);
+    }
+  }
+  if (port > 0) {
+    if (service_.Listen(ip, port, 128) != kSuccess) {
+      Log("cannot listen on %s:%d (address in use or not local)", ip.c_str(), port);
+      Finalize();
+      return kFailed;
+    }
+    listening_ = true;
+  }
+  // the comm engine's staging pool: two device pools, allocated and registered here
+  if (pool_bytes_ > 0) {
+    for (int i = 0; i < 2; i++) {
+      void *p = nullptr;
+      acl = aclrtMalloc(&p, pool_bytes_,
+                        static_cast<aclrtMemMallocPolicy>(ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_MALLOC_HUGE_FIRST));
+      if (acl != ACL_SUCCESS) {
+        Finalize();
+        return kFailed;
+      }
+      pool_mem_.push_back(p);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    initialized_ = true;
+    stopping_ = false;
+  }
+  if (listening_) {
+    service_.Start(
+        [this](Service::Conn &c, const WireReq &r, const std::string &p, std::string &out) {
+          return Serve(c, r, p, out);
+        },
+        [this](Service::Conn &c) { Closed(c); });
+  }
+  for (int i = 0; i < kConnectWorkers; i++) workers_.emplace_back([this]() { Worker(); });
+  return kSuccess;
+}
+
+void Engine::Finalize() {
+  std::map<std::string, std::shared_ptr<Peer>> links;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    initialized_ = false;
+    stopping_ = true;
+    tasks_.clear();
+    links.swap(links_);
+  }
+  task_cv_.notify_all();
+  for (auto &t : workers_)
+    if (t.joinable()) t.join();
+  workers_.clear();
+  for (auto &kv : links) kv.second->link->Close();
+  service_.Stop();
+  listening_ = false;
+  for (void *p : pool_mem_) (void)aclrtFree(p);
+  pool_mem_.clear();
+  if (ctx_ != nullptr) {
+    (void)aclrtDestroyContext(ctx_);
+    ctx_ = nullptr;
+  }
+  std::lock_guard<std::mutex> g(mu_);
+  regs_.Clear();
+  incoming_.clear();
+  inbox_.clear();
+  reqs_.clear();
+  async_.clear();
+}
+
+uint32_t Engine::RegisterMem(uintptr_t addr, size_t len, int type, void *&handle) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  return regs_.Add(addr, len, type, std::string(), handle);
+}
+
+uint32_t Engine::DeregisterMem(void *handle) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  if (regs_.All().count(handle) == 0) return kSuccess;  // unknown or already deregistered
+  if (kind_ == EngineKind::kHixlCs && !links_.empty()) {
+    Log("Failed to deregister mem. All clients must be disconnected before deregistration, mem_handle: %p, "
+        "local_engine: %s",
+        handle, name_.c_str());
+    return kFailed;
+  }
+  if (kind_ == EngineKind::kFabric && (!links_.empty() || !incoming_.empty())) return kFailed;
+  regs_.Remove(handle);
+  return kSuccess;
+}
+
+std::shared_ptr<Engine::Peer> Engine::FindPeer(const std::string &remote) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = links_.find(remote);
+  return it == links_.end() ? nullptr : it->second;
+}
+
+uint32_t Engine::Connect(const std::string &remote, int timeout_ms) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return kFailed;
+    if (remote == name_) return kParamInvalid;  // no connection with oneself
+    if (links_.count(remote) != 0) return kAlreadyConnected;
+  }
+  std::string ip;
+  int port = -1;
+  if (!ParseEndpoint(remote, ip, port)) return kParamInvalid;
+  if (port <= 0 || port > 65535) return kFailed;  // a client-only engine cannot be connected to
+  const int64_t deadline = NowMs() + timeout_ms;
+  int fd = -1;
+  uint32_t rc = ConnectTo(ip, port, timeout_ms, fd);
+  if (rc != kSuccess) return rc;
+  auto peer = std::make_shared<Peer>();
+  peer->name = remote;
+  peer->link.reset(new Link(fd));
+  WireReq req{kOpHello, 0, static_cast<uint64_t>(kind_), 0, name_.size()};
+  uint32_t status = kFailed;
+  std::string rsp;
+  int left = static_cast<int>(deadline - NowMs());
+  rc = peer->link->Call(req, name_.data(), left > 0 ? left : 1, status, rsp);
+  if (rc != kSuccess) return rc;
+  if (status != kSuccess) return status;
+  uint32_t kind = 0;
+  if (rsp.size() < sizeof kind) return kFailed;
+  memcpy(&kind, rsp.data(), sizeof kind);
+  peer->kind = static_cast<EngineKind>(kind);
+  if (!DecodeRegs(rsp, sizeof kind, peer->regs)) return kFailed;
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  if (links_.count(remote) != 0) return kAlreadyConnected;
+  links_[remote] = peer;
+  return kSuccess;
+}
+
+uint32_t Engine::Disconnect(const std::string &remote) {
+  std::shared_ptr<Peer> peer;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return kFailed;
+    auto it = links_.find(remote);
+    if (it == links_.end()) return kNotConnected;
+    peer = it->second;
+    links_.erase(it);
+  }
+  peer->link->Close();
+  return kSuccess;
+}
+
+void Engine::SetAsync(const std::string &remote, int status) {
+  // the vendor keeps the status in line with the caller's latest request
+  auto it = async_.find(remote);
+  if ((status == kConnecting || status == kConnected || status == kConnectFailed) && it != async_.end() &&
+      it->second == kDisconnectPending)
+    return;
+  if ((status == kDisconnecting || status == kNotConnect) && it != async_.end() && it->second == kConnectPending)
+    return;
+  if (status == kNotConnect)
+    async_.erase(remote);
+  else
+    async_[remote] = status;
+}
+
+uint32_t Engine::ConnectAsync(const std::string &remote, int timeout_ms) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
+  SetAsync(remote, kConnectPending);
+  tasks_.push_back(Task{true, remote, timeout_ms});
+  task_cv_.notify_one();
+  return kSuccess;
+}
+
+uint32_t Engine::DisconnectAsync(const std::string &remote, int timeout_ms) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
+  SetAsync(remote, kDisconnectPending);
+  tasks_.push_back(Task{false, remote, timeout_ms});
+  task_cv_.notify_one();
+  return kSuccess;
+}
+
+void Engine::Worker() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    auto runnable = tasks_.end();
+    task_cv_.wait(lk, [this, &runnable]() {
+      if (stopping_) return true;
+      for (auto it = tasks_.begin(); it != tasks_.end(); ++it) {
+        if (doing_.count(it->remote) == 0) {
+          runnable = it;
+          return true;
+        }
+      }
+      return false;
+    });
+    if (stopping_) return;
+    Task task = *runnable;
+    tasks_.erase(runnable);
+    doing_.insert(task.remote);
+    SetAsync(task.remote, task.connect ? kConnecting : kDisconnecting);
+    lk.unlock();
+    uint32_t rc = task.connect ? Connect(task.remote, task.timeout_ms) : Disconnect(task.remote);
+    lk.lock();
+    if (task.connect)
+      SetAsync(task.remote, rc == kSuccess || rc == kAlreadyConnected ? kConnected : kConnectFailed);
+    else
+      SetAsync(task.remote, kNotConnect);
+    doing_.erase(task.remote);
+    task_cv_.notify_all();
+  }
+}
+
+int Engine::AsyncStatus(const std::string &remote) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = async_.find(remote);
+  return it == async_.end() ? kNotConnect : it->second;
+}
+
+std::map<std::string, int> Engine::AsyncStatuses() {
+  std::lock_guard<std::mutex> g(mu_);
+  return async_;
+}
+
+uint32_t Engine::Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged) {
+  staged = false;
+  if (op != 0 && op != 1) return kParamInvalid;
+  std::lock_guard<std::mutex> g(mu_);
+  if (kind_ != EngineKind::kComm) {
+    // hixl_cs and fabric memory: every range inside a registration (the client's memory store)
+    for (const XferOp &d : ops) {
+      if (d.len == 0 || !regs_.Contains(d.local, d.len) || !peer.regs.Contains(d.remote, d.len)) {
+        Log("Validate address failed: local 0x%llx or remote 0x%llx (len %llu) not inside registered memory",
+            static_cast<unsigned long long>(d.local), static_cast<unsigned long long>(d.remote),
+            static_cast<unsigned long long>(d.len));
+        return kParamInvalid;
+      }
+    }
+    return kSuccess;
+  }
+  // comm engine: ops whose local or remote range is unregistered go through the buffer pool
+  // (synchronous transfers only), all of one transfer type
+  bool need_buffer = false;
+  int first_type = -1;
+  for (size_t i = 0; i < ops.size(); i++) {
+    const XferOp &d = ops[i];
+    if (d.len == 0) return kParamInvalid;
+    const RegTable::Reg *l = regs_.Find(d.local, d.len);
+    const RegTable::Reg *r = peer.regs.Find(d.remote, d.len);
+    need_buffer = need_buffer || l == nullptr || r == nullptr;
+    int type = op * 4 + (IsHost(l) ? 2 : 0) + (IsHost(r) ? 1 : 0);
+    if (i > 0 && need_buffer && type != first_type) {
+      Log("All transfer type need be same in buffer transfer mode.");
+      return kParamInvalid;
+    }
+    first_type = type;
+  }
+  if (!need_buffer) return kSuccess;
+  if (pool_bytes_ > 0 && !async) {
+    staged = true;
+    return kSuccess;
+  }
+  for (const XferOp &d : ops) {
+    if (!peer.regs.Contains(d.remote, d.len)) {
+      Log("HCCL: Can't find remoteBuffer by key {%p, %llu} (remote engine %s)", reinterpret_cast<void *>(d.remote),
+          static_cast<unsigned long long>(d.len), peer.name.c_str());
+      return kFailed;
+    }
+    if (!regs_.Contains(d.local, d.len)) {
+      Log("HCCL: Can't find localBuffer by key {%p, %llu}", reinterpret_cast<void *>(d.local),
+          static_cast<unsigned long long>(d.len));
+      return kFailed;
+    }
+  }
+  return kSuccess;
+}
+
+uint32_t Engine::Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool staged, int timeout_ms) {
+  const int64_t deadline = NowMs() + timeout_ms;
+  std::string buf, rsp;
+  for (const XferOp &d : ops) {
+    int left = static_cast<int>(deadline - NowMs());
+    if (left <= 0) return kTimeout;
+    uint32_t status = kFailed;
+    uint32_t rc;
+    if (op == 0) {  // READ: remote -> local
+      WireReq req{kOpRead, staged ? kWireStaged : 0U, d.remote, d.len, 0};
+      rc = peer.link->Call(req, nullptr, left, status, rsp);
+      if (rc == kSuccess && status == kSuccess && (rsp.size() != d.len || !SafeCopy(ToHost(d.local), rsp.data(), d.len)))
+        status = kFailed;
+    } else {  // WRITE: local -> remote
+      buf.resize(d.len);
+      if (!SafeCopy(&buf[0], ToHost(d.local), d.len)) return kFailed;
+      WireReq req{kOpWrite, staged ? kWireStaged : 0U, d.remote, d.len, d.len};
+      rc = peer.link->Call(req, buf.data(), left, status, rsp);
+    }
+    if (rc != kSuccess) {
+      Log("transfer to %s failed: %s", peer.name.c_str(),
+          rc == kTimeout ? "no answer within the timeout" : "the connection is lost");
+      return rc;
+    }
+    if (status != kSuccess) return status;
+  }
+  return kSuccess;
+}
+
+uint32_t Engine::TransferSync(const std::string &remote, int op, const std::vector<XferOp> &ops, int timeout_ms) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return kFailed;
+  }
+  if (kind_ != EngineKind::kHixlCs && ops.empty()) return kParamInvalid;
+  std::shared_ptr<Peer> peer = FindPeer(remote);
+  if (peer == nullptr) return kNotConnected;
+  if (ops.empty()) return kParamInvalid;
+  bool staged = false;
+  uint32_t rc = Plan(*peer, op, ops, false, staged);
+  if (rc != kSuccess) return rc;
+  return Move(*peer, op, ops, staged, timeout_ms);
+}
+
+uint32_t Engine::TransferAsync(const std::string &remote, int op, const std::vector<XferOp> &ops,
+                               const void *user_data, void *&req) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return kFailed;
+  }
+  if (kind_ != EngineKind::kHixlCs && ops.empty()) return kParamInvalid;
+  std::shared_ptr<Peer> peer = FindPeer(remote);
+  if (peer == nullptr) return kNotConnected;
+  if (ops.empty()) return kParamInvalid;
+  bool staged = false;
+  uint32_t rc = Plan(*peer, op, ops, true, staged);
+  if (rc != kSuccess) return rc;
+  // issued and completed here: the status is known at the first query
+  rc = Move(*peer, op, ops, staged, kAsyncTransferTimeoutMs);
+  std::lock_guard<std::mutex> g(mu_);
+  req = NewHandle();
+  reqs_[req] = AsyncReq{user_data, rc == kSuccess ? kCompleted : kXferFailed, rc};
+  return kSuccess;
+}
+
+uint32_t Engine::TransferStatusOf(void *req, int &status) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = reqs_.find(req);
+  if (it == reqs_.end()) {
+    status = kXferFailed;
+    return kParamInvalid;
+  }
+  AsyncReq r = it->second;
+  reqs_.erase(it);
+  status = r.status;
+  // the comm engine passes the channel's failure on; hixl_cs reports it in the status only
+  if (r.status == kXferFailed && kind_ != EngineKind::kHixlCs) return r.code;
+  return kSuccess;
+}
+
+uint32_t Engine::TransferStatuses(uint32_t max_count, std::vector<Result> &out) {
+  out.clear();
+  if (kind_ != EngineKind::kHixlCs) return kUnsupported;
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = reqs_.begin();
+  while (it != reqs_.end() && out.size() < max_count) {
+    out.push_back(Result{it->first, it->second.user_data, it->second.status});
+    it = reqs_.erase(it);
+  }
+  return kSuccess;
+}
+
+uint32_t Engine::SendNotify(const std::string &remote, const std::string &name, const std::string &msg,
+                            int timeout_ms) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return kFailed;
+  }
+  std::shared_ptr<Peer> peer = FindPeer(remote);
+  if (peer == nullptr) return kNotConnected;
+  std::string payload = name;
+  payload.push_back('\0');
+  payload += msg;
+  WireReq req{kOpNotify, 0, 0, 0, payload.size()};
+  uint32_t status = kFailed;
+  std::string rsp;
+  uint32_t rc = peer->link->Call(req, payload.data(), timeout_ms, status, rsp);
+  return rc != kSuccess ? rc : status;
+}
+
+uint32_t Engine::GetNotifies(std::vector<std::pair<std::string, std::string>> &out) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!initialized_) return kFailed;
+  out.swap(inbox_);
+  inbox_.clear();
+  return kSuccess;
+}
+
+uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::string &payload, std::string &rsp) {
+  switch (req.op) {
+    case kOpHello: {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!initialized_) return kFailed;
+      if (!conn.hello) incoming_.insert(payload);
+      conn.hello = true;
+      conn.peer = payload;
+      uint32_t kind = static_cast<uint32_t>(kind_);
+      rsp.assign(reinterpret_cast<const char *>(&kind), sizeof kind);
+      rsp += EncodeRegs(regs_);
+      return kSuccess;
+    }
+    case kOpRegs: {
+      std::lock_guard<std::mutex> g(mu_);
+      rsp = EncodeRegs(regs_);
+      return kSuccess;
+    }
+    case kOpRead:
+    case kOpWrite: {
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        if (!initialized_) return kFailed;
+        if ((req.flags & kWireStaged) == 0 && !regs_.Contains(req.a, req.b)) {
+          Log("remote memory 0x%llx (len %llu) is not registered on %s", static_cast<unsigned long long>(req.a),
+              static_cast<unsigned long long>(req.b), name_.c_str());
+          return kFailed;
+        }
+      }
+      if (req.op == kOpRead) {
+        rsp.resize(req.b);
+        if (!SafeCopy(&rsp[0], ToHost(req.a), req.b)) {
+          rsp.clear();
+          return kFailed;
+        }
+        return kSuccess;
+      }
+      if (payload.size() != req.b) return kFailed;
+      return SafeCopy(ToHost(req.a), payload.data(), req.b) ? kSuccess : kFailed;
+    }
+    case kOpNotify: {
+      size_t nul = payload.find('\0');
+      std::lock_guard<std::mutex> g(mu_);
+      if (!initialized_) return kFailed;
+      inbox_.emplace_back(payload.substr(0, nul), nul == std::string::npos ? std::string() : payload.substr(nul + 1));
+      return kSuccess;
+    }
+    default:
+      return kFailed;
+  }
+}
+
+void Engine::Closed(Service::Conn &conn) {
+  if (!conn.hello) return;
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = incoming_.find(conn.peer);
+  if (it != incoming_.end()) incoming_.erase(it);
+}
+
+}  // namespace aclsim

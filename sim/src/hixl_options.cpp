@@ -1,0 +1,293 @@
+// Initialize's options and the engine selection, the way the vendor parses them
+// (hicann/hixl src/hixl/engine/hixl_options.cc, engine_factory.cc, comm_engine.cc,
+// hixl_engine.cc, fabric_mem_engine.cc; src/llm_datadist/adxl/adxl_inner_engine.cc).
+#include <stdlib.h>
+
+#include <cctype>
+#include <cstring>
+#include <set>
+
+#include "acl/acl_rt.h"
+#include "hixl_engine.h"
+
+namespace aclsim {
+
+namespace {
+
+// A small JSON reader: enough to validate a document and read the values HIXL reads (strings,
+// numbers, arrays of strings at the top level of an object).
+struct Json {
+  enum Type { kNull, kBool, kNumber, kString, kArray, kObject } type = kNull;
+  std::string str;  // string value, or the number's text
+  std::vector<Json> items;
+  std::map<std::string, Json> members;
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string &s) : s_(s) {}
+  bool Parse(Json &out) {
+    if (!Value(out, 0)) return false;
+    Ws();
+    return i_ == s_.size();
+  }
+
+ private:
+  void Ws() {
+    while (i_ < s_.size() && isspace(static_cast<unsigned char>(s_[i_]))) i_++;
+  }
+  bool Lit(const char *w) {
+    size_t n = strlen(w);
+    if (s_.compare(i_, n, w) != 0) return false;
+    i_ += n;
+    return true;
+  }
+  bool Str(std::string &out) {
+    if (i_ >= s_.size() || s_[i_] != '"') return false;
+    i_++;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) return false;
+        char e = s_[i_++];
+        switch (e) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'u':
+            if (s_.size() - i_ < 4) return false;
+            i_ += 4;
+            out += '?';
+            break;
+          default: out += e; break;
+        }
+      } else {
+        out += c;
+      }
+    }
+    if (i_ >= s_.size()) return false;
+    i_++;
+    return true;
+  }
+  bool Value(Json &v, int depth) {
+    if (depth > 32) return false;
+    Ws();
+    if (i_ >= s_.size()) return false;
+    char c = s_[i_];
+    if (c == '{') {
+      v.type = Json::kObject;
+      i_++;
+      Ws();
+      if (i_ < s_.size() && s_[i_] == '}') {
+        i_++;
+        return true;
+      }
+      for (;;) {
+        Ws();
+        std::string key;
+        if (!Str(key)) return false;
+        Ws();
+        if (i_ >= s_.size() || s_[i_] != ':') return false;
+        i_++;
+        Json member;
+        if (!Value(member, depth + 1)) return false;
+        v.members[key] = member;
+        Ws();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          i_++;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == '}') {
+          i_++;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (c == '[') {
+      v.type = Json::kArray;
+      i_++;
+      Ws();
+      if (i_ < s_.size() && s_[i_] == ']') {
+        i_++;
+        return true;
+      }
+      for (;;) {
+        Json item;
+        if (!Value(item, depth + 1)) return false;
+        v.items.push_back(item);
+        Ws();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          i_++;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == ']') {
+          i_++;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (c == '"') {
+      v.type = Json::kString;
+      return Str(v.str);
+    }
+    if (Lit("true") || Lit("false")) {
+      v.type = Json::kBool;
+      return true;
+    }
+    if (Lit("null")) return true;
+    size_t start = i_;
+    while (i_ < s_.size() && (isdigit(static_cast<unsigned char>(s_[i_])) || strchr("+-.eE", s_[i_]) != nullptr)) i_++;
+    if (i_ == start) return false;
+    v.type = Json::kNumber;
+    v.str = s_.substr(start, i_ - start);
+    return true;
+  }
+  const std::string &s_;
+  size_t i_ = 0;
+};
+
+bool ParseJson(const std::string &text, Json &out) { return JsonReader(text).Parse(out); }
+
+// "0" / "1" and nothing else (the vendor's ToNumber then a 0-or-1 check).
+bool ZeroOrOne(const std::string &v, bool &out) {
+  if (v == "0" || v == "1") {
+    out = v == "1";
+    return true;
+  }
+  return false;
+}
+
+bool ToU64(const std::string &v, uint64_t &out) {
+  if (v.empty() || v.size() > 19) return false;
+  for (char c : v)
+    if (!isdigit(static_cast<unsigned char>(c))) return false;
+  out = strtoull(v.c_str(), nullptr, 10);
+  return true;
+}
+
+const char *Find(const std::map<std::string, std::string> &raw, const char *a, const char *b = nullptr) {
+  auto it = raw.find(a);
+  if (it == raw.end() && b != nullptr) it = raw.find(b);
+  return it == raw.end() ? nullptr : it->second.c_str();
+}
+
+// An integer member within [lo, hi], when present.
+bool IntInRange(const Json &obj, const char *key, long long lo, long long hi) {
+  auto it = obj.members.find(key);
+  if (it == obj.members.end()) return true;
+  if (it->second.type != Json::kNumber) return false;
+  long long v = atoll(it->second.str.c_str());
+  return v >= lo && v <= hi;
+}
+
+}  // namespace
+
+const char *KindName(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::kComm: return "comm";
+    case EngineKind::kHixlCs: return "hixl_cs";
+    case EngineKind::kFabric: return "fabric_mem";
+  }
+  return "?";
+}
+
+uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, EngineOptions &o) {
+  o.raw = raw;
+  if (const char *v = Find(raw, "EnableUseFabricMem")) {
+    if (*v != '\0' && !ZeroOrOne(v, o.fabric)) return kParamInvalid;
+  }
+  if (const char *v = Find(raw, "AutoConnect")) {
+    if (!ZeroOrOne(v, o.auto_connect)) return kParamInvalid;
+  }
+  if (const char *v = Find(raw, "LocalCommRes", "adxl.LocalCommRes")) {
+    if (*v != '\0') {
+      Json j;
+      if (!ParseJson(v, j)) return kParamInvalid;
+      o.has_local_comm_res = true;
+      auto it = j.members.find("version");
+      if (it != j.members.end() && it->second.type == Json::kString) o.local_comm_res_version = it->second.str;
+    }
+  }
+  if (const char *v = Find(raw, "GlobalResourceConfig")) {
+    if (*v != '\0') {
+      Json j;
+      if (!ParseJson(v, j) || j.type != Json::kObject) return kParamInvalid;
+      // the flat key, or the nested {"comm_resource_config": {"protocol_desc": ...}}
+      const Json *pd = nullptr;
+      auto it = j.members.find("comm_resource_config.protocol_desc");
+      if (it != j.members.end()) pd = &it->second;
+      if (pd != nullptr) {
+        if (pd->type == Json::kString) {
+          o.protocols.push_back(pd->str);
+        } else if (pd->type == Json::kArray) {
+          for (const Json &item : pd->items) {
+            if (item.type != Json::kString) return kParamInvalid;
+            o.protocols.push_back(item.str);
+          }
+        } else {
+          return kParamInvalid;
+        }
+        o.protocol_desc = !o.protocols.empty();
+      }
+      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return kParamInvalid;
+      if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return kParamInvalid;
+      if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return kParamInvalid;
+      if (!IntInRange(j, "fabric_memory.max_capacity", 1, 1024)) return kParamInvalid;
+      if (!IntInRange(j, "fabric_memory.task_stream_num", 1, 8)) return kParamInvalid;
+    }
+  }
+  if (const char *v = Find(raw, "BufferPool", "adxl.BufferPool")) {
+    o.has_buffer_pool = true;
+    o.buffer_pool = v;
+  }
+  return kSuccess;
+}
+
+EngineKind SelectEngine(const EngineOptions &o) {
+  if (o.fabric) return EngineKind::kFabric;
+  if (o.has_local_comm_res) return o.local_comm_res_version == "1.3" ? EngineKind::kHixlCs : EngineKind::kComm;
+  if (o.protocol_desc) return EngineKind::kHixlCs;
+  const char *soc = aclrtGetSocName();
+  if (soc != nullptr && strstr(soc, "Ascend950") != nullptr) return EngineKind::kHixlCs;
+  return EngineKind::kComm;
+}
+
+uint32_t CheckEngineOptions(EngineKind kind, const EngineOptions &o, uint64_t &pool_bytes) {
+  static const std::set<std::string> common = {
+      "RdmaTrafficClass", "adxl.RdmaTrafficClass", "RdmaServiceLevel", "adxl.RdmaServiceLevel",
+      "LocalCommRes",     "adxl.LocalCommRes",     "BufferPool",       "adxl.BufferPool",
+      "AutoConnect",      "GlobalResourceConfig"};
+  for (const auto &kv : o.raw) {
+    bool ok = common.count(kv.first) != 0;
+    if (kv.first == "EnableUseFabricMem") ok = kind != EngineKind::kHixlCs;
+    if (!ok) {
+      Log("Unsupported option '%s' for the %s engine", kv.first.c_str(), KindName(kind));
+      return kParamInvalid;
+    }
+  }
+  pool_bytes = 0;
+  if (kind != EngineKind::kComm) {
+    if (o.has_buffer_pool && o.buffer_pool != "0:0") return kParamInvalid;
+    return kSuccess;
+  }
+  uint64_t num = 4, size_mb = 8;  // the comm engine's default pool: 4 buffers of 8 MB
+  if (o.has_buffer_pool && !o.buffer_pool.empty()) {
+    if (o.buffer_pool == "0:0") return kSuccess;
+    size_t colon = o.buffer_pool.find(':');
+    if (colon == std::string::npos || o.buffer_pool.find(':', colon + 1) != std::string::npos) return kParamInvalid;
+    if (!ToU64(o.buffer_pool.substr(0, colon), num) || !ToU64(o.buffer_pool.substr(colon + 1), size_mb))
+      return kParamInvalid;
+    if (num == 0 || size_mb == 0) return kParamInvalid;
+  }
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(num, size_mb, &total) || __builtin_mul_overflow(total, 1024ULL * 1024ULL, &total))
+    return kParamInvalid;
+  pool_bytes = total;
+  return kSuccess;
+}
+
+}  // namespace aclsim
