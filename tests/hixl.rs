@@ -462,7 +462,7 @@ fn hixl_cs_memory_rules() {
             ("put", 0),
             ("client_unreg_null", 103900),
             ("client_unreg", 0),
-            ("client_unreg_twice", 0),
+            ("client_unreg_twice", 103900),
             ("client_destroy", 0),
             ("server_unreg", 0),
             ("server_destroy", 0),

@@ -2,12 +2,15 @@
 // scenario against the simulator (optionally under regcheck) and prints one line per call:
 // `rc <label> <code>`, plus `value <key> <n>` lines for facts the test checks. Exit 0 unless
 // the scenario itself could not be set up.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <map>
@@ -25,8 +28,11 @@ using hixl::TransferOpDesc;
 
 namespace {
 
-const char *kA = "127.0.0.1:26000";
-const char *kB = "127.0.0.1:26001";
+// Engines listen on their ip:port (TCP), so each run takes ports that are free (tests run in
+// parallel); set in main.
+std::string g_a, g_b;
+const char *kA = nullptr;
+const char *kB = nullptr;
 const size_t kPage = 4096;
 const uint64_t kGiB = 1ULL << 30;
 
@@ -36,6 +42,20 @@ void value(const char *key, long long v) { printf("value %s %lld\n", key, v); }
 [[noreturn]] void die(const char *what) {
   fprintf(stderr, "hixl_scenarios: %s\n", what);
   exit(3);
+}
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort() {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a {};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (s < 0 || bind(s, reinterpret_cast<struct sockaddr *>(&a), sizeof a) != 0 ||
+      getsockname(s, reinterpret_cast<struct sockaddr *>(&a), &len) != 0)
+    die("FreePort");
+  close(s);
+  return ntohs(a.sin_port);
 }
 
 using Options = std::map<hixl::AscendString, hixl::AscendString>;
@@ -326,9 +346,13 @@ int Run(const std::string &s) {
     rc("register_c", Reg(*c, MallocHost(kPage), kPage, hixl::MEM_HOST));
     delete c;  // ~Hixl calls Finalize
   } else if (s == "cs") {
+    const uint32_t port = static_cast<uint32_t>(FreePort());
+    EndpointDesc ep{};
     HixlServerDesc sd{};
     sd.server_ip = "127.0.0.1";
-    sd.server_port = 27000;
+    sd.server_port = port;
+    sd.endpoint_list = &ep;
+    sd.endpoint_list_num = 1;
     HixlServerConfig scfg;
     HixlServerHandle server = nullptr;
     rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
@@ -342,7 +366,9 @@ int Run(const std::string &s) {
     rc("server_listen", HixlCSServerListen(server, 16));
     HixlClientDesc cd{};
     cd.server_ip = "127.0.0.1";
-    cd.server_port = 27000;
+    cd.server_port = port;
+    cd.local_endpoint = &ep;
+    cd.remote_endpoint = &ep;
     HixlClientConfig ccfg;
     HixlClientHandle client = nullptr;
     rc("client_create", HixlCSClientCreate(&cd, &ccfg, &client));
@@ -370,8 +396,11 @@ int Run(const std::string &s) {
     rc("server_destroy", HixlCSServerDestroy(server));
   } else if (s == "cs_roce_950") {
     HixlClientDesc cd{};
+    EndpointDesc ep{};
     cd.server_ip = "127.0.0.1";
     cd.server_port = 27001;
+    cd.local_endpoint = &ep;
+    cd.remote_endpoint = &ep;
     HixlClientConfig ccfg;
     ccfg.global_resource_config = "{\"comm_resource_config.protocol_desc\": \"roce:host\"}";
     HixlClientHandle client = nullptr;
@@ -395,6 +424,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  g_a = "127.0.0.1:" + std::to_string(FreePort());
+  g_b = "127.0.0.1:" + std::to_string(FreePort());
+  kA = g_a.c_str();
+  kB = g_b.c_str();
   // Without a SoC name (ACLSIM_SOC_NAME="") aclInit fails (500000); nothing else needs it.
   const char *soc_env = getenv("ACLSIM_SOC_NAME");
   int want_init = (soc_env != nullptr && *soc_env == '\0') ? 500000 : 0;
