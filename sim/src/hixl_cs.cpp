@@ -248,8 +248,7 @@ HixlStatus HixlCSServerListen(HixlServerHandle server_handle, uint32_t backlog) 
     rc = s->service.Listen(s->ip, static_cast<int>(s->port), static_cast<int>(backlog));
     if (rc == HIXL_SUCCESS)
       s->service.Start([s](aclsim::Service::Conn &c, const aclsim::WireReq &r, const std::string &p,
-                           std::string &out) { return ServeServer(s, c, r, p, out); },
-                       nullptr);
+                           std::string &out) { return ServeServer(s, c, r, p, out); });
     else
       aclsim::Log("[HixlServer] cannot listen on %s:%u", s->ip.c_str(), s->port);
   }

@@ -94,8 +94,7 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
     service_.Start(
         [this](Service::Conn &c, const WireReq &r, const std::string &p, std::string &out) {
           return Serve(c, r, p, out);
-        },
-        [this](Service::Conn &c) { Closed(c); });
+        });
   }
   for (int i = 0; i < kConnectWorkers; i++) workers_.emplace_back([this]() { Worker(); });
   return kSuccess;
@@ -125,7 +124,6 @@ void Engine::Finalize() {
   }
   std::lock_guard<std::mutex> g(mu_);
   regs_.Clear();
-  incoming_.clear();
   inbox_.clear();
   reqs_.clear();
   async_.clear();
@@ -141,13 +139,13 @@ uint32_t Engine::DeregisterMem(void *handle) {
   std::lock_guard<std::mutex> g(mu_);
   if (!initialized_) return kFailed;
   if (regs_.All().count(handle) == 0) return kSuccess;  // unknown or already deregistered
-  if (kind_ == EngineKind::kHixlCs && !links_.empty()) {
+  // hixl_cs and fabric memory refuse while this engine has channels of its own (its clients)
+  if (kind_ != EngineKind::kComm && !links_.empty()) {
     Log("Failed to deregister mem. All clients must be disconnected before deregistration, mem_handle: %p, "
         "local_engine: %s",
         handle, name_.c_str());
     return kFailed;
   }
-  if (kind_ == EngineKind::kFabric && (!links_.empty() || !incoming_.empty())) return kFailed;
   regs_.Remove(handle);
   return kSuccess;
 }
@@ -461,8 +459,6 @@ uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::strin
     case kOpHello: {
       std::lock_guard<std::mutex> g(mu_);
       if (!initialized_) return kFailed;
-      if (!conn.hello) incoming_.insert(payload);
-      conn.hello = true;
       conn.peer = payload;
       uint32_t kind = static_cast<uint32_t>(kind_);
       rsp.assign(reinterpret_cast<const char *>(&kind), sizeof kind);
@@ -480,8 +476,9 @@ uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::strin
         std::lock_guard<std::mutex> g(mu_);
         if (!initialized_) return kFailed;
         if ((req.flags & kWireStaged) == 0 && !regs_.Contains(req.a, req.b)) {
-          Log("remote memory 0x%llx (len %llu) is not registered on %s", static_cast<unsigned long long>(req.a),
-              static_cast<unsigned long long>(req.b), name_.c_str());
+          Log("memory 0x%llx (len %llu) asked for by %s is not registered on %s",
+              static_cast<unsigned long long>(req.a), static_cast<unsigned long long>(req.b), conn.peer.c_str(),
+              name_.c_str());
           return kFailed;
         }
       }
@@ -506,13 +503,6 @@ uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::strin
     default:
       return kFailed;
   }
-}
-
-void Engine::Closed(Service::Conn &conn) {
-  if (!conn.hello) return;
-  std::lock_guard<std::mutex> g(mu_);
-  auto it = incoming_.find(conn.peer);
-  if (it != incoming_.end()) incoming_.erase(it);
 }
 
 }  // namespace aclsim

@@ -109,7 +109,6 @@ class Engine {
   };
 
   uint32_t Serve(Service::Conn &conn, const WireReq &req, const std::string &payload, std::string &rsp);
-  void Closed(Service::Conn &conn);
   std::shared_ptr<Peer> FindPeer(const std::string &remote);
   // Checks the ops and decides direct or staged; returns SUCCESS or the vendor's code.
   uint32_t Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged);
@@ -124,7 +123,6 @@ class Engine {
   bool listening_ = false;
   RegTable regs_;
   std::map<std::string, std::shared_ptr<Peer>> links_;  // outgoing, by remote name
-  std::multiset<std::string> incoming_;                 // peers linked to this engine
   std::vector<std::pair<std::string, std::string>> inbox_;
   std::map<void *, AsyncReq> reqs_;
   uint64_t pool_bytes_ = 0;

@@ -202,9 +202,8 @@ uint32_t Service::Listen(const std::string &ip, int port, int backlog) {
   return rc;
 }
 
-void Service::Start(Handler handler, Closed closed) {
+void Service::Start(Handler handler) {
   handler_ = std::move(handler);
-  closed_ = std::move(closed);
   stopping_ = false;
   acceptor_ = std::thread([this]() { AcceptLoop(); });
 }
@@ -258,7 +257,6 @@ void Service::Serve(int fd) {
     if (SendAll(fd, &r, sizeof r, NowMs() + kPayloadWaitMs) != kSuccess) break;
     if (!rsp.empty() && SendAll(fd, rsp.data(), rsp.size(), NowMs() + kPayloadWaitMs) != kSuccess) break;
   }
-  if (closed_) closed_(conn);
   std::lock_guard<std::mutex> g(mu_);
   fds_.erase(fd);
   shutdown(fd, SHUT_RDWR);

@@ -72,12 +72,9 @@ class Service {
   struct Conn {
     int fd = -1;
     std::string peer;  // the name the peer gave in its hello
-    bool hello = false;
   };
   // Answers one request: returns the status for the peer, fills `rsp`.
   using Handler = std::function<uint32_t(Conn &, const WireReq &, const std::string &payload, std::string &rsp)>;
-  // Called when a connection ends (peer gone, or Stop).
-  using Closed = std::function<void(Conn &)>;
 
   Service() = default;
   ~Service() { Stop(); }
@@ -87,7 +84,7 @@ class Service {
   // Binds (SO_REUSEADDR) and listens on ip:port; SUCCESS, or FAILED (address in use, not local...).
   uint32_t Listen(const std::string &ip, int port, int backlog);
   // Starts serving (after Listen).
-  void Start(Handler handler, Closed closed);
+  void Start(Handler handler);
   bool Listening() const { return listen_fd_ >= 0; }
   // Stops accepting, drops every connection, joins every thread. Idempotent. Must not be called
   // with a lock the handler takes.
@@ -99,7 +96,6 @@ class Service {
 
   int listen_fd_ = -1;
   Handler handler_;
-  Closed closed_;
   std::thread acceptor_;
   std::mutex mu_;
   bool stopping_ = false;
