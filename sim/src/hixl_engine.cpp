@@ -83,6 +83,9 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
         return kFailed;
       }
       pool_mem_.push_back(p);
+      void *handle = nullptr;  // registered like the vendor's (device memory), not by the caller
+      std::lock_guard<std::mutex> g(mu_);
+      (void)regs_.Add(reinterpret_cast<uintptr_t>(p), static_cast<size_t>(pool_bytes_), 0, "buffer_pool", handle);
     }
   }
   {
