@@ -99,7 +99,6 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
           return Serve(c, r, p, out);
         });
   }
-  for (int i = 0; i < kConnectWorkers; i++) workers_.emplace_back([this]() { Worker(); });
   return kSuccess;
 }
 
@@ -113,9 +112,13 @@ void Engine::Finalize() {
     links.swap(links_);
   }
   task_cv_.notify_all();
-  for (auto &t : workers_)
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    workers.swap(workers_);
+  }
+  for (auto &t : workers)
     if (t.joinable()) t.join();
-  workers_.clear();
   for (auto &kv : links) kv.second->link->Close();
   service_.Stop();
   listening_ = false;
@@ -228,6 +231,7 @@ uint32_t Engine::ConnectAsync(const std::string &remote, int timeout_ms) {
   std::lock_guard<std::mutex> g(mu_);
   if (!initialized_) return kFailed;
   if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
+  StartWorkers();
   SetAsync(remote, kConnectPending);
   tasks_.push_back(Task{true, remote, timeout_ms});
   task_cv_.notify_one();
@@ -238,10 +242,17 @@ uint32_t Engine::DisconnectAsync(const std::string &remote, int timeout_ms) {
   std::lock_guard<std::mutex> g(mu_);
   if (!initialized_) return kFailed;
   if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
+  StartWorkers();
   SetAsync(remote, kDisconnectPending);
   tasks_.push_back(Task{false, remote, timeout_ms});
   task_cv_.notify_one();
   return kSuccess;
+}
+
+void Engine::StartWorkers() {
+  // started with the first asynchronous request (the vendor's start at Initialize)
+  for (int i = static_cast<int>(workers_.size()); i < kConnectWorkers; i++)
+    workers_.emplace_back([this]() { Worker(); });
 }
 
 void Engine::Worker() {

@@ -113,6 +113,7 @@ class Engine {
   // Checks the ops and decides direct or staged; returns SUCCESS or the vendor's code.
   uint32_t Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged);
   uint32_t Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool staged, int timeout_ms);
+  void StartWorkers();  // with mu_ held
   void Worker();
   void SetAsync(const std::string &remote, int status);
 

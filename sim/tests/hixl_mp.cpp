@@ -230,6 +230,19 @@ int Reap(Child &c, int ms) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
+// Waits up to `ms` until the child is stopped (SIGSTOP delivered).
+bool WaitStopped(Child &c, int ms) {
+  long long until = MonoMs() + ms;
+  while (MonoMs() < until) {
+    int status = 0;
+    pid_t r = waitpid(c.pid, &status, WNOHANG | WUNTRACED);
+    if (r == c.pid && WIFSTOPPED(status)) return true;
+    if (r < 0 && errno != EINTR) return false;
+    usleep(1000);
+  }
+  return false;
+}
+
 std::vector<TransferOpDesc> Op(const void *local, uintptr_t remote, size_t len) {
   return {{reinterpret_cast<uintptr_t>(local), remote, len}};
 }
@@ -369,6 +382,7 @@ void ClientKill(Hixl &c, const AscendString &server, Child &ch, const std::strin
   EXPECT_EQ(c.TransferSync(server, READ, Op(lhost, ch.host, 4096), 2000), SUCCESS);
   EXPECT_EQ(d.TransferSync(server, READ, Op(lhost, ch.host, 4096), 2000), SUCCESS);
   kill(ch.pid, SIGSTOP);
+  EXPECT_TRUE(WaitStopped(ch, 5000));  // the signal is delivered asynchronously
   long long t0 = MonoMs();
   Value("stopped_read", c.TransferSync(server, READ, Op(lhost, ch.host, 4096), 300));
   Value("stopped_read_ms", MonoMs() - t0);
