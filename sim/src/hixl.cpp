@@ -106,60 +106,45 @@ Status Hixl::DeregisterMem(MemHandle mem_handle) {
   return rc;
 }
 
-Status Hixl::Connect(const AscendString &remote_engine, int32_t timeout_in_millis) {
-  std::string remote = Str(remote_engine);
+namespace {
+// The four link calls: no engine -> FAILED, timeout <= 0 -> PARAM_INVALID, then the engine.
+template <typename Call>
+Status LinkCall(const char *api, const void *self, aclsim::Engine *impl, const std::string &remote, int32_t timeout,
+                Call call) {
   Status rc;
-  if (impl_ == nullptr)
+  if (impl == nullptr)
     rc = FAILED;
-  else if (timeout_in_millis <= 0)
+  else if (timeout <= 0)
     rc = PARAM_INVALID;
   else
-    rc = impl_->Connect(remote, timeout_in_millis);
-  Note("Hixl::Connect", Fmt("this=%p, \"%s\", %d", static_cast<void *>(this), remote.c_str(), timeout_in_millis),
-       rc);
+    rc = call(impl);
+  Note(api, Fmt("this=%p, \"%s\", %d", self, remote.c_str(), timeout), rc);
   return rc;
+}
+}  // namespace
+
+Status Hixl::Connect(const AscendString &remote_engine, int32_t timeout_in_millis) {
+  std::string remote = Str(remote_engine);
+  return LinkCall("Hixl::Connect", this, impl_.get(), remote, timeout_in_millis,
+                  [&](aclsim::Engine *e) { return e->Connect(remote, timeout_in_millis); });
 }
 
 Status Hixl::Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis) {
   std::string remote = Str(remote_engine);
-  Status rc;
-  if (impl_ == nullptr)
-    rc = FAILED;
-  else if (timeout_in_millis <= 0)
-    rc = PARAM_INVALID;
-  else
-    rc = impl_->Disconnect(remote);
-  Note("Hixl::Disconnect",
-       Fmt("this=%p, \"%s\", %d", static_cast<void *>(this), remote.c_str(), timeout_in_millis), rc);
-  return rc;
+  return LinkCall("Hixl::Disconnect", this, impl_.get(), remote, timeout_in_millis,
+                  [&](aclsim::Engine *e) { return e->Disconnect(remote); });
 }
 
 Status Hixl::ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis) {
   std::string remote = Str(remote_engine);
-  Status rc;
-  if (impl_ == nullptr)
-    rc = FAILED;
-  else if (timeout_in_millis <= 0)
-    rc = PARAM_INVALID;
-  else
-    rc = impl_->ConnectAsync(remote, timeout_in_millis);
-  Note("Hixl::ConnectAsync",
-       Fmt("this=%p, \"%s\", %d", static_cast<void *>(this), remote.c_str(), timeout_in_millis), rc);
-  return rc;
+  return LinkCall("Hixl::ConnectAsync", this, impl_.get(), remote, timeout_in_millis,
+                  [&](aclsim::Engine *e) { return e->Submit(true, remote, timeout_in_millis); });
 }
 
 Status Hixl::DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis) {
   std::string remote = Str(remote_engine);
-  Status rc;
-  if (impl_ == nullptr)
-    rc = FAILED;
-  else if (timeout_in_millis <= 0)
-    rc = PARAM_INVALID;
-  else
-    rc = impl_->DisconnectAsync(remote, timeout_in_millis);
-  Note("Hixl::DisconnectAsync",
-       Fmt("this=%p, \"%s\", %d", static_cast<void *>(this), remote.c_str(), timeout_in_millis), rc);
-  return rc;
+  return LinkCall("Hixl::DisconnectAsync", this, impl_.get(), remote, timeout_in_millis,
+                  [&](aclsim::Engine *e) { return e->Submit(false, remote, timeout_in_millis); });
 }
 
 Status Hixl::GetAsyncConnectStatus(const AscendString &remote_engine, AsyncConnectStatus &status) {

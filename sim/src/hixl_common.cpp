@@ -62,8 +62,8 @@ bool SafeCopy(void *dst, const void *src, size_t len) {
 }
 
 uint32_t RegTable::Add(uintptr_t addr, size_t len, int type, const std::string &tag, void *&handle) {
-  if (addr == 0) return kParamInvalid;
-  if (addr + len < addr) return kParamInvalid;
+  if (addr == 0) return hixl::PARAM_INVALID;
+  if (addr + len < addr) return hixl::PARAM_INVALID;
   const bool host = type != 0;
   auto &idx = by_addr_[host ? 1 : 0];
   uintptr_t end = addr + len;
@@ -73,7 +73,7 @@ uint32_t RegTable::Add(uintptr_t addr, size_t len, int type, const std::string &
     const Reg &r = by_handle_.at(it->second);
     if (r.len == len) {
       handle = it->second;
-      return kSuccess;
+      return hixl::SUCCESS;
     }
   }
   // overlap with a non-identical registration of the same type
@@ -83,14 +83,14 @@ uint32_t RegTable::Add(uintptr_t addr, size_t len, int type, const std::string &
       --it;
       const Reg &r = by_handle_.at(it->second);
       if (r.len == 0) continue;
-      if (r.addr + r.len > addr) return kParamInvalid;
+      if (r.addr + r.len > addr) return hixl::PARAM_INVALID;
       break;
     }
   }
   void *h = NewHandle();
   Insert(h, Reg{addr, len, host, tag});
   handle = h;
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 void RegTable::Insert(void *handle, const Reg &r) {

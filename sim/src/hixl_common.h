@@ -12,18 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "hixl/hixl_types.h"
+
 namespace aclsim __attribute__((visibility("hidden"))) {
 
-// Status codes of HIXL and of the HixlCS C API (the same numbers).
-constexpr uint32_t kSuccess = 0U;
-constexpr uint32_t kParamInvalid = 103900U;
-constexpr uint32_t kTimeout = 103901U;
-constexpr uint32_t kNotConnected = 103902U;
-constexpr uint32_t kAlreadyConnected = 103903U;
-constexpr uint32_t kUnsupported = 103905U;
-constexpr uint32_t kFailed = 503900U;
-constexpr uint32_t kResourceExhausted = 203900U;
-
+// Status codes: hixl::SUCCESS, ... (the HixlCS C API uses the same numbers).
 // Formats like printf.
 std::string Fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 

@@ -37,15 +37,15 @@ bool Engine::Initialized() {
 uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
   EngineOptions o;
   uint32_t rc = ParseEngineOptions(options, o);
-  if (rc != kSuccess) return rc;
+  if (rc != hixl::SUCCESS) return rc;
   kind_ = SelectEngine(o);
   rc = CheckEngineOptions(kind_, o, pool_bytes_);
-  if (rc != kSuccess) return rc;
+  if (rc != hixl::SUCCESS) return rc;
   std::string ip;
   int port = -1;
   if (!ParseEndpoint(name_, ip, port) || port > 65535) {
     Log("local_engine \"%s\" is invalid: expected \"ip:port\" or \"ip\" (client only)", name_.c_str());
-    return kParamInvalid;
+    return hixl::PARAM_INVALID;
   }
   // the engine's own context on the current device (restoring the caller's afterwards)
   uint32_t count = 0;
@@ -65,10 +65,10 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
     }
   }
   if (port > 0) {
-    if (service_.Listen(ip, port, 128) != kSuccess) {
+    if (service_.Listen(ip, port, 128) != hixl::SUCCESS) {
       Log("cannot listen on %s:%d (address in use or not local)", ip.c_str(), port);
       Finalize();
-      return kFailed;
+      return hixl::FAILED;
     }
     listening_ = true;
   }
@@ -80,7 +80,7 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
                         static_cast<aclrtMemMallocPolicy>(ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_MALLOC_HUGE_FIRST));
       if (acl != ACL_SUCCESS) {
         Finalize();
-        return kFailed;
+        return hixl::FAILED;
       }
       pool_mem_.push_back(p);
       void *handle = nullptr;  // registered like the vendor's (device memory), not by the caller
@@ -99,7 +99,7 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
           return Serve(c, r, p, out);
         });
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 void Engine::Finalize() {
@@ -137,23 +137,23 @@ void Engine::Finalize() {
 
 uint32_t Engine::RegisterMem(uintptr_t addr, size_t len, int type, void *&handle) {
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
+  if (!initialized_) return hixl::FAILED;
   return regs_.Add(addr, len, type, std::string(), handle);
 }
 
 uint32_t Engine::DeregisterMem(void *handle) {
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
-  if (regs_.All().count(handle) == 0) return kSuccess;  // unknown or already deregistered
+  if (!initialized_) return hixl::FAILED;
+  if (regs_.All().count(handle) == 0) return hixl::SUCCESS;  // unknown or already deregistered
   // hixl_cs and fabric memory refuse while this engine has channels of its own (its clients)
   if (kind_ != EngineKind::kComm && !links_.empty()) {
     Log("Failed to deregister mem. All clients must be disconnected before deregistration, mem_handle: %p, "
         "local_engine: %s",
         handle, name_.c_str());
-    return kFailed;
+    return hixl::FAILED;
   }
   regs_.Remove(handle);
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 std::shared_ptr<Engine::Peer> Engine::FindPeer(const std::string &remote) {
@@ -165,52 +165,52 @@ std::shared_ptr<Engine::Peer> Engine::FindPeer(const std::string &remote) {
 uint32_t Engine::Connect(const std::string &remote, int timeout_ms) {
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (!initialized_) return kFailed;
-    if (remote == name_) return kParamInvalid;  // no connection with oneself
-    if (links_.count(remote) != 0) return kAlreadyConnected;
+    if (!initialized_) return hixl::FAILED;
+    if (remote == name_) return hixl::PARAM_INVALID;  // no connection with oneself
+    if (links_.count(remote) != 0) return hixl::ALREADY_CONNECTED;
   }
   std::string ip;
   int port = -1;
-  if (!ParseEndpoint(remote, ip, port)) return kParamInvalid;
-  if (port <= 0 || port > 65535) return kFailed;  // a client-only engine cannot be connected to
+  if (!ParseEndpoint(remote, ip, port)) return hixl::PARAM_INVALID;
+  if (port <= 0 || port > 65535) return hixl::FAILED;  // a client-only engine cannot be connected to
   const int64_t deadline = NowMs() + timeout_ms;
   int fd = -1;
   uint32_t rc = ConnectTo(ip, port, timeout_ms, fd);
-  if (rc != kSuccess) return rc;
+  if (rc != hixl::SUCCESS) return rc;
   auto peer = std::make_shared<Peer>();
   peer->name = remote;
   peer->link.reset(new Link(fd));
   WireReq req{kOpHello, 0, static_cast<uint64_t>(kind_), 0, name_.size()};
-  uint32_t status = kFailed;
+  uint32_t status = hixl::FAILED;
   std::string rsp;
   int left = static_cast<int>(deadline - NowMs());
   rc = peer->link->Call(req, name_.data(), left > 0 ? left : 1, status, rsp);
-  if (rc != kSuccess) return rc;
-  if (status != kSuccess) return status;
+  if (rc != hixl::SUCCESS) return rc;
+  if (status != hixl::SUCCESS) return status;
   uint32_t kind = 0;
-  if (rsp.size() < sizeof kind) return kFailed;
+  if (rsp.size() < sizeof kind) return hixl::FAILED;
   memcpy(&kind, rsp.data(), sizeof kind);
   peer->kind = static_cast<EngineKind>(kind);
-  if (!DecodeRegs(rsp, sizeof kind, peer->regs)) return kFailed;
+  if (!DecodeRegs(rsp, sizeof kind, peer->regs)) return hixl::FAILED;
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
-  if (links_.count(remote) != 0) return kAlreadyConnected;
+  if (!initialized_) return hixl::FAILED;
+  if (links_.count(remote) != 0) return hixl::ALREADY_CONNECTED;
   links_[remote] = peer;
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::Disconnect(const std::string &remote) {
   std::shared_ptr<Peer> peer;
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (!initialized_) return kFailed;
+    if (!initialized_) return hixl::FAILED;
     auto it = links_.find(remote);
-    if (it == links_.end()) return kNotConnected;
+    if (it == links_.end()) return hixl::NOT_CONNECTED;
     peer = it->second;
     links_.erase(it);
   }
   peer->link->Close();
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 void Engine::SetAsync(const std::string &remote, int status) {
@@ -227,26 +227,15 @@ void Engine::SetAsync(const std::string &remote, int status) {
     async_[remote] = status;
 }
 
-uint32_t Engine::ConnectAsync(const std::string &remote, int timeout_ms) {
+uint32_t Engine::Submit(bool connect, const std::string &remote, int timeout_ms) {
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
-  if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
+  if (!initialized_) return hixl::FAILED;
+  if (tasks_.size() >= kConnectQueueCapacity) return hixl::RESOURCE_EXHAUSTED;
   StartWorkers();
-  SetAsync(remote, kConnectPending);
-  tasks_.push_back(Task{true, remote, timeout_ms});
+  SetAsync(remote, connect ? kConnectPending : kDisconnectPending);
+  tasks_.push_back(Task{connect, remote, timeout_ms});
   task_cv_.notify_one();
-  return kSuccess;
-}
-
-uint32_t Engine::DisconnectAsync(const std::string &remote, int timeout_ms) {
-  std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
-  if (tasks_.size() >= kConnectQueueCapacity) return kResourceExhausted;
-  StartWorkers();
-  SetAsync(remote, kDisconnectPending);
-  tasks_.push_back(Task{false, remote, timeout_ms});
-  task_cv_.notify_one();
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 void Engine::StartWorkers() {
@@ -278,7 +267,7 @@ void Engine::Worker() {
     uint32_t rc = task.connect ? Connect(task.remote, task.timeout_ms) : Disconnect(task.remote);
     lk.lock();
     if (task.connect)
-      SetAsync(task.remote, rc == kSuccess || rc == kAlreadyConnected ? kConnected : kConnectFailed);
+      SetAsync(task.remote, rc == hixl::SUCCESS || rc == hixl::ALREADY_CONNECTED ? kConnected : kConnectFailed);
     else
       SetAsync(task.remote, kNotConnect);
     doing_.erase(task.remote);
@@ -299,7 +288,7 @@ std::map<std::string, int> Engine::AsyncStatuses() {
 
 uint32_t Engine::Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged) {
   staged = false;
-  if (op != 0 && op != 1) return kParamInvalid;
+  if (op != 0 && op != 1) return hixl::PARAM_INVALID;
   std::lock_guard<std::mutex> g(mu_);
   if (kind_ != EngineKind::kComm) {
     // hixl_cs and fabric memory: every range inside a registration (the client's memory store)
@@ -308,10 +297,10 @@ uint32_t Engine::Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, 
         Log("Validate address failed: local 0x%llx or remote 0x%llx (len %llu) not inside registered memory",
             static_cast<unsigned long long>(d.local), static_cast<unsigned long long>(d.remote),
             static_cast<unsigned long long>(d.len));
-        return kParamInvalid;
+        return hixl::PARAM_INVALID;
       }
     }
-    return kSuccess;
+    return hixl::SUCCESS;
   }
   // comm engine: ops whose local or remote range is unregistered go through the buffer pool
   // (synchronous transfers only), all of one transfer type
@@ -319,35 +308,35 @@ uint32_t Engine::Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, 
   int first_type = -1;
   for (size_t i = 0; i < ops.size(); i++) {
     const XferOp &d = ops[i];
-    if (d.len == 0) return kParamInvalid;
+    if (d.len == 0) return hixl::PARAM_INVALID;
     const RegTable::Reg *l = regs_.Find(d.local, d.len);
     const RegTable::Reg *r = peer.regs.Find(d.remote, d.len);
     need_buffer = need_buffer || l == nullptr || r == nullptr;
     int type = op * 4 + (IsHost(l) ? 2 : 0) + (IsHost(r) ? 1 : 0);
     if (i > 0 && need_buffer && type != first_type) {
       Log("All transfer type need be same in buffer transfer mode.");
-      return kParamInvalid;
+      return hixl::PARAM_INVALID;
     }
     first_type = type;
   }
-  if (!need_buffer) return kSuccess;
+  if (!need_buffer) return hixl::SUCCESS;
   if (pool_bytes_ > 0 && !async) {
     staged = true;
-    return kSuccess;
+    return hixl::SUCCESS;
   }
   for (const XferOp &d : ops) {
     if (!peer.regs.Contains(d.remote, d.len)) {
       Log("HCCL: Can't find remoteBuffer by key {%p, %llu} (remote engine %s)", reinterpret_cast<void *>(d.remote),
           static_cast<unsigned long long>(d.len), peer.name.c_str());
-      return kFailed;
+      return hixl::FAILED;
     }
     if (!regs_.Contains(d.local, d.len)) {
       Log("HCCL: Can't find localBuffer by key {%p, %llu}", reinterpret_cast<void *>(d.local),
           static_cast<unsigned long long>(d.len));
-      return kFailed;
+      return hixl::FAILED;
     }
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool staged, int timeout_ms) {
@@ -355,64 +344,63 @@ uint32_t Engine::Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool s
   std::string buf, rsp;
   for (const XferOp &d : ops) {
     int left = static_cast<int>(deadline - NowMs());
-    if (left <= 0) return kTimeout;
-    uint32_t status = kFailed;
+    if (left <= 0) return hixl::TIMEOUT;
+    uint32_t status = hixl::FAILED;
     uint32_t rc;
     if (op == 0) {  // READ: remote -> local
       WireReq req{kOpRead, staged ? kWireStaged : 0U, d.remote, d.len, 0};
       rc = peer.link->Call(req, nullptr, left, status, rsp);
-      if (rc == kSuccess && status == kSuccess && (rsp.size() != d.len || !SafeCopy(ToHost(d.local), rsp.data(), d.len)))
-        status = kFailed;
+      if (rc == hixl::SUCCESS && status == hixl::SUCCESS && (rsp.size() != d.len || !SafeCopy(ToHost(d.local), rsp.data(), d.len)))
+        status = hixl::FAILED;
     } else {  // WRITE: local -> remote
       buf.resize(d.len);
-      if (!SafeCopy(&buf[0], ToHost(d.local), d.len)) return kFailed;
+      if (!SafeCopy(&buf[0], ToHost(d.local), d.len)) return hixl::FAILED;
       WireReq req{kOpWrite, staged ? kWireStaged : 0U, d.remote, d.len, d.len};
       rc = peer.link->Call(req, buf.data(), left, status, rsp);
     }
-    if (rc != kSuccess) {
+    if (rc != hixl::SUCCESS) {
       Log("transfer to %s failed: %s", peer.name.c_str(),
-          rc == kTimeout ? "no answer within the timeout" : "the connection is lost");
+          rc == hixl::TIMEOUT ? "no answer within the timeout" : "the connection is lost");
       return rc;
     }
-    if (status != kSuccess) return status;
+    if (status != hixl::SUCCESS) return status;
   }
-  return kSuccess;
+  return hixl::SUCCESS;
+}
+
+uint32_t Engine::Transfer(const std::string &remote, int op, const std::vector<XferOp> &ops, bool async,
+                          int timeout_ms, uint32_t &moved) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return hixl::FAILED;
+  }
+  if (kind_ != EngineKind::kHixlCs && ops.empty()) return hixl::PARAM_INVALID;  // comm, fabric: first
+  std::shared_ptr<Peer> peer = FindPeer(remote);
+  if (peer == nullptr) return hixl::NOT_CONNECTED;
+  if (ops.empty()) return hixl::PARAM_INVALID;
+  bool staged = false;
+  uint32_t rc = Plan(*peer, op, ops, async, staged);
+  if (rc != hixl::SUCCESS) return rc;
+  moved = Move(*peer, op, ops, staged, timeout_ms);
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::TransferSync(const std::string &remote, int op, const std::vector<XferOp> &ops, int timeout_ms) {
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!initialized_) return kFailed;
-  }
-  if (kind_ != EngineKind::kHixlCs && ops.empty()) return kParamInvalid;
-  std::shared_ptr<Peer> peer = FindPeer(remote);
-  if (peer == nullptr) return kNotConnected;
-  if (ops.empty()) return kParamInvalid;
-  bool staged = false;
-  uint32_t rc = Plan(*peer, op, ops, false, staged);
-  if (rc != kSuccess) return rc;
-  return Move(*peer, op, ops, staged, timeout_ms);
+  uint32_t moved = hixl::FAILED;
+  uint32_t rc = Transfer(remote, op, ops, false, timeout_ms, moved);
+  return rc != hixl::SUCCESS ? rc : moved;
 }
 
 uint32_t Engine::TransferAsync(const std::string &remote, int op, const std::vector<XferOp> &ops,
                                const void *user_data, void *&req) {
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!initialized_) return kFailed;
-  }
-  if (kind_ != EngineKind::kHixlCs && ops.empty()) return kParamInvalid;
-  std::shared_ptr<Peer> peer = FindPeer(remote);
-  if (peer == nullptr) return kNotConnected;
-  if (ops.empty()) return kParamInvalid;
-  bool staged = false;
-  uint32_t rc = Plan(*peer, op, ops, true, staged);
-  if (rc != kSuccess) return rc;
   // issued and completed here: the status is known at the first query
-  rc = Move(*peer, op, ops, staged, kAsyncTransferTimeoutMs);
+  uint32_t moved = hixl::FAILED;
+  uint32_t rc = Transfer(remote, op, ops, true, kAsyncTransferTimeoutMs, moved);
+  if (rc != hixl::SUCCESS) return rc;
   std::lock_guard<std::mutex> g(mu_);
   req = NewHandle();
-  reqs_[req] = AsyncReq{user_data, rc == kSuccess ? kCompleted : kXferFailed, rc};
-  return kSuccess;
+  reqs_[req] = AsyncReq{user_data, moved == hixl::SUCCESS ? kCompleted : kXferFailed, moved};
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::TransferStatusOf(void *req, int &status) {
@@ -420,102 +408,102 @@ uint32_t Engine::TransferStatusOf(void *req, int &status) {
   auto it = reqs_.find(req);
   if (it == reqs_.end()) {
     status = kXferFailed;
-    return kParamInvalid;
+    return hixl::PARAM_INVALID;
   }
   AsyncReq r = it->second;
   reqs_.erase(it);
   status = r.status;
   // the comm engine passes the channel's failure on; hixl_cs reports it in the status only
   if (r.status == kXferFailed && kind_ != EngineKind::kHixlCs) return r.code;
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::TransferStatuses(uint32_t max_count, std::vector<Result> &out) {
   out.clear();
-  if (kind_ != EngineKind::kHixlCs) return kUnsupported;
+  if (kind_ != EngineKind::kHixlCs) return hixl::UNSUPPORTED;
   std::lock_guard<std::mutex> g(mu_);
   auto it = reqs_.begin();
   while (it != reqs_.end() && out.size() < max_count) {
     out.push_back(Result{it->first, it->second.user_data, it->second.status});
     it = reqs_.erase(it);
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::SendNotify(const std::string &remote, const std::string &name, const std::string &msg,
                             int timeout_ms) {
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (!initialized_) return kFailed;
+    if (!initialized_) return hixl::FAILED;
   }
   std::shared_ptr<Peer> peer = FindPeer(remote);
-  if (peer == nullptr) return kNotConnected;
+  if (peer == nullptr) return hixl::NOT_CONNECTED;
   std::string payload = name;
   payload.push_back('\0');
   payload += msg;
   WireReq req{kOpNotify, 0, 0, 0, payload.size()};
-  uint32_t status = kFailed;
+  uint32_t status = hixl::FAILED;
   std::string rsp;
   uint32_t rc = peer->link->Call(req, payload.data(), timeout_ms, status, rsp);
-  return rc != kSuccess ? rc : status;
+  return rc != hixl::SUCCESS ? rc : status;
 }
 
 uint32_t Engine::GetNotifies(std::vector<std::pair<std::string, std::string>> &out) {
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return kFailed;
+  if (!initialized_) return hixl::FAILED;
   out.swap(inbox_);
   inbox_.clear();
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::string &payload, std::string &rsp) {
   switch (req.op) {
     case kOpHello: {
       std::lock_guard<std::mutex> g(mu_);
-      if (!initialized_) return kFailed;
+      if (!initialized_) return hixl::FAILED;
       conn.peer = payload;
       uint32_t kind = static_cast<uint32_t>(kind_);
       rsp.assign(reinterpret_cast<const char *>(&kind), sizeof kind);
       rsp += EncodeRegs(regs_);
-      return kSuccess;
+      return hixl::SUCCESS;
     }
     case kOpRegs: {
       std::lock_guard<std::mutex> g(mu_);
       rsp = EncodeRegs(regs_);
-      return kSuccess;
+      return hixl::SUCCESS;
     }
     case kOpRead:
     case kOpWrite: {
       {
         std::lock_guard<std::mutex> g(mu_);
-        if (!initialized_) return kFailed;
+        if (!initialized_) return hixl::FAILED;
         if ((req.flags & kWireStaged) == 0 && !regs_.Contains(req.a, req.b)) {
           Log("memory 0x%llx (len %llu) asked for by %s is not registered on %s",
               static_cast<unsigned long long>(req.a), static_cast<unsigned long long>(req.b), conn.peer.c_str(),
               name_.c_str());
-          return kFailed;
+          return hixl::FAILED;
         }
       }
       if (req.op == kOpRead) {
         rsp.resize(req.b);
         if (!SafeCopy(&rsp[0], ToHost(req.a), req.b)) {
           rsp.clear();
-          return kFailed;
+          return hixl::FAILED;
         }
-        return kSuccess;
+        return hixl::SUCCESS;
       }
-      if (payload.size() != req.b) return kFailed;
-      return SafeCopy(ToHost(req.a), payload.data(), req.b) ? kSuccess : kFailed;
+      if (payload.size() != req.b) return hixl::FAILED;
+      return SafeCopy(ToHost(req.a), payload.data(), req.b) ? hixl::SUCCESS : hixl::FAILED;
     }
     case kOpNotify: {
       size_t nul = payload.find('\0');
       std::lock_guard<std::mutex> g(mu_);
-      if (!initialized_) return kFailed;
+      if (!initialized_) return hixl::FAILED;
       inbox_.emplace_back(payload.substr(0, nul), nul == std::string::npos ? std::string() : payload.substr(nul + 1));
-      return kSuccess;
+      return hixl::SUCCESS;
     }
     default:
-      return kFailed;
+      return hixl::FAILED;
   }
 }
 

@@ -69,8 +69,8 @@ class Engine {
   uint32_t DeregisterMem(void *handle);
   uint32_t Connect(const std::string &remote, int timeout_ms);
   uint32_t Disconnect(const std::string &remote);
-  uint32_t ConnectAsync(const std::string &remote, int timeout_ms);
-  uint32_t DisconnectAsync(const std::string &remote, int timeout_ms);
+  // ConnectAsync (connect) or DisconnectAsync: queued for the workers.
+  uint32_t Submit(bool connect, const std::string &remote, int timeout_ms);
   // NOT_CONNECT (0) when nothing was submitted for `remote`.
   int AsyncStatus(const std::string &remote);
   std::map<std::string, int> AsyncStatuses();
@@ -112,6 +112,10 @@ class Engine {
   std::shared_ptr<Peer> FindPeer(const std::string &remote);
   // Checks the ops and decides direct or staged; returns SUCCESS or the vendor's code.
   uint32_t Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged);
+  // The checks of both transfer calls, then the transfer: returns the checks' code and puts
+  // the transfer's in `moved`.
+  uint32_t Transfer(const std::string &remote, int op, const std::vector<XferOp> &ops, bool async, int timeout_ms,
+                    uint32_t &moved);
   uint32_t Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool staged, int timeout_ms);
   void StartWorkers();  // with mu_ held
   void Worker();

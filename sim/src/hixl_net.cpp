@@ -54,13 +54,13 @@ uint32_t SendAll(int fd, const void *data, size_t n, int64_t deadline) {
     if (k < 0 && errno == EINTR) continue;
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       int w = WaitFd(fd, POLLOUT, deadline);
-      if (w == 0) return kTimeout;
-      if (w < 0) return kFailed;
+      if (w == 0) return hixl::TIMEOUT;
+      if (w < 0) return hixl::FAILED;
       continue;
     }
-    return kFailed;
+    return hixl::FAILED;
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t RecvAll(int fd, void *data, size_t n, int64_t deadline) {
@@ -72,17 +72,17 @@ uint32_t RecvAll(int fd, void *data, size_t n, int64_t deadline) {
       n -= static_cast<size_t>(k);
       continue;
     }
-    if (k == 0) return kFailed;  // the peer closed the connection
+    if (k == 0) return hixl::FAILED;  // the peer closed the connection
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       int w = WaitFd(fd, POLLIN, deadline);
-      if (w == 0) return kTimeout;
-      if (w < 0) return kFailed;
+      if (w == 0) return hixl::TIMEOUT;
+      if (w < 0) return hixl::FAILED;
       continue;
     }
-    return kFailed;
+    return hixl::FAILED;
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 void TuneSocket(int fd) {
@@ -102,8 +102,8 @@ uint32_t ConnectTo(const std::string &ip, int port, int timeout_ms, int &fd) {
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
   struct addrinfo *res = nullptr;
   std::string port_str = std::to_string(port);
-  if (getaddrinfo(ip.c_str(), port_str.c_str(), &hints, &res) != 0 || res == nullptr) return kParamInvalid;
-  uint32_t rc = kFailed;
+  if (getaddrinfo(ip.c_str(), port_str.c_str(), &hints, &res) != 0 || res == nullptr) return hixl::PARAM_INVALID;
+  uint32_t rc = hixl::FAILED;
   for (struct addrinfo *ai = res; ai != nullptr; ai = ai->ai_next) {
     int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (s < 0) continue;
@@ -114,7 +114,7 @@ uint32_t ConnectTo(const std::string &ip, int port, int timeout_ms, int &fd) {
       int w = WaitFd(s, POLLOUT, deadline);
       if (w == 0) {
         close(s);
-        rc = kTimeout;
+        rc = hixl::TIMEOUT;
         break;
       }
       int err = 0;
@@ -125,11 +125,11 @@ uint32_t ConnectTo(const std::string &ip, int port, int timeout_ms, int &fd) {
     if (c == 0) {
       TuneSocket(s);
       fd = s;
-      rc = kSuccess;
+      rc = hixl::SUCCESS;
       break;
     }
     close(s);
-    rc = NowMs() >= deadline ? kTimeout : kFailed;
+    rc = NowMs() >= deadline ? hixl::TIMEOUT : hixl::FAILED;
   }
   freeaddrinfo(res);
   return rc;
@@ -154,27 +154,27 @@ void Link::Close() {
 
 uint32_t Link::Call(const WireReq &req, const void *payload, int timeout_ms, uint32_t &status, std::string &rsp) {
   std::lock_guard<std::mutex> g(mu_);
-  if (broken_ || fd_ < 0) return kFailed;
+  if (broken_ || fd_ < 0) return hixl::FAILED;
   const int64_t deadline = NowMs() + (timeout_ms > 0 ? timeout_ms : 1);
   uint32_t rc = SendAll(fd_, &req, sizeof req, deadline);
-  if (rc == kSuccess && req.len > 0) rc = SendAll(fd_, payload, req.len, deadline);
+  if (rc == hixl::SUCCESS && req.len > 0) rc = SendAll(fd_, payload, req.len, deadline);
   WireRsp r{};
-  if (rc == kSuccess) rc = RecvAll(fd_, &r, sizeof r, deadline);
-  if (rc == kSuccess) {
+  if (rc == hixl::SUCCESS) rc = RecvAll(fd_, &r, sizeof r, deadline);
+  if (rc == hixl::SUCCESS) {
     try {
       rsp.resize(r.len);
     } catch (...) {
-      rc = kFailed;
+      rc = hixl::FAILED;
     }
-    if (rc == kSuccess && r.len > 0) rc = RecvAll(fd_, &rsp[0], r.len, deadline);
+    if (rc == hixl::SUCCESS && r.len > 0) rc = RecvAll(fd_, &rsp[0], r.len, deadline);
   }
-  if (rc != kSuccess) {
+  if (rc != hixl::SUCCESS) {
     broken_ = true;  // the stream is out of step (or gone): no later request can use it
     shutdown(fd_, SHUT_RDWR);
     return rc;
   }
   status = r.status;
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 uint32_t Service::Listen(const std::string &ip, int port, int backlog) {
@@ -184,8 +184,8 @@ uint32_t Service::Listen(const std::string &ip, int port, int backlog) {
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
   struct addrinfo *res = nullptr;
   std::string port_str = std::to_string(port);
-  if (getaddrinfo(ip.c_str(), port_str.c_str(), &hints, &res) != 0 || res == nullptr) return kFailed;
-  uint32_t rc = kFailed;
+  if (getaddrinfo(ip.c_str(), port_str.c_str(), &hints, &res) != 0 || res == nullptr) return hixl::FAILED;
+  uint32_t rc = hixl::FAILED;
   for (struct addrinfo *ai = res; ai != nullptr; ai = ai->ai_next) {
     int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (s < 0) continue;
@@ -193,7 +193,7 @@ uint32_t Service::Listen(const std::string &ip, int port, int backlog) {
     (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, backlog > 0 ? backlog : 128) == 0) {
       listen_fd_ = s;
-      rc = kSuccess;
+      rc = hixl::SUCCESS;
       break;
     }
     close(s);
@@ -241,7 +241,7 @@ void Service::Serve(int fd) {
     if (w == 0) continue;
     if (w < 0) break;
     WireReq req{};
-    if (RecvAll(fd, &req, sizeof req, NowMs() + kPayloadWaitMs) != kSuccess) break;
+    if (RecvAll(fd, &req, sizeof req, NowMs() + kPayloadWaitMs) != hixl::SUCCESS) break;
     std::string payload;
     if (req.len > (1ULL << 34)) break;  // nonsense: drop the peer
     try {
@@ -249,13 +249,13 @@ void Service::Serve(int fd) {
     } catch (...) {
       break;
     }
-    if (req.len > 0 && RecvAll(fd, &payload[0], req.len, NowMs() + kPayloadWaitMs) != kSuccess) break;
+    if (req.len > 0 && RecvAll(fd, &payload[0], req.len, NowMs() + kPayloadWaitMs) != hixl::SUCCESS) break;
     std::string rsp;
     WireRsp r{};
     r.status = handler_(conn, req, payload, rsp);
     r.len = rsp.size();
-    if (SendAll(fd, &r, sizeof r, NowMs() + kPayloadWaitMs) != kSuccess) break;
-    if (!rsp.empty() && SendAll(fd, rsp.data(), rsp.size(), NowMs() + kPayloadWaitMs) != kSuccess) break;
+    if (SendAll(fd, &r, sizeof r, NowMs() + kPayloadWaitMs) != hixl::SUCCESS) break;
+    if (!rsp.empty() && SendAll(fd, rsp.data(), rsp.size(), NowMs() + kPayloadWaitMs) != hixl::SUCCESS) break;
   }
   std::lock_guard<std::mutex> g(mu_);
   fds_.erase(fd);

@@ -198,15 +198,15 @@ const char *KindName(EngineKind kind) {
 uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, EngineOptions &o) {
   o.raw = raw;
   if (const char *v = Find(raw, "EnableUseFabricMem")) {
-    if (*v != '\0' && !ZeroOrOne(v, o.fabric)) return kParamInvalid;
+    if (*v != '\0' && !ZeroOrOne(v, o.fabric)) return hixl::PARAM_INVALID;
   }
   if (const char *v = Find(raw, "AutoConnect")) {
-    if (!ZeroOrOne(v, o.auto_connect)) return kParamInvalid;
+    if (!ZeroOrOne(v, o.auto_connect)) return hixl::PARAM_INVALID;
   }
   if (const char *v = Find(raw, "LocalCommRes", "adxl.LocalCommRes")) {
     if (*v != '\0') {
       Json j;
-      if (!ParseJson(v, j)) return kParamInvalid;
+      if (!ParseJson(v, j)) return hixl::PARAM_INVALID;
       o.has_local_comm_res = true;
       auto it = j.members.find("version");
       if (it != j.members.end() && it->second.type == Json::kString) o.local_comm_res_version = it->second.str;
@@ -215,7 +215,7 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
   if (const char *v = Find(raw, "GlobalResourceConfig")) {
     if (*v != '\0') {
       Json j;
-      if (!ParseJson(v, j) || j.type != Json::kObject) return kParamInvalid;
+      if (!ParseJson(v, j) || j.type != Json::kObject) return hixl::PARAM_INVALID;
       // the flat key, or the nested {"comm_resource_config": {"protocol_desc": ...}}
       const Json *pd = nullptr;
       auto it = j.members.find("comm_resource_config.protocol_desc");
@@ -225,26 +225,26 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
           o.protocols.push_back(pd->str);
         } else if (pd->type == Json::kArray) {
           for (const Json &item : pd->items) {
-            if (item.type != Json::kString) return kParamInvalid;
+            if (item.type != Json::kString) return hixl::PARAM_INVALID;
             o.protocols.push_back(item.str);
           }
         } else {
-          return kParamInvalid;
+          return hixl::PARAM_INVALID;
         }
         o.protocol_desc = !o.protocols.empty();
       }
-      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return kParamInvalid;
-      if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return kParamInvalid;
-      if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return kParamInvalid;
-      if (!IntInRange(j, "fabric_memory.max_capacity", 1, 1024)) return kParamInvalid;
-      if (!IntInRange(j, "fabric_memory.task_stream_num", 1, 8)) return kParamInvalid;
+      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "fabric_memory.max_capacity", 1, 1024)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "fabric_memory.task_stream_num", 1, 8)) return hixl::PARAM_INVALID;
     }
   }
   if (const char *v = Find(raw, "BufferPool", "adxl.BufferPool")) {
     o.has_buffer_pool = true;
     o.buffer_pool = v;
   }
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 EngineKind SelectEngine(const EngineOptions &o) {
@@ -266,28 +266,28 @@ uint32_t CheckEngineOptions(EngineKind kind, const EngineOptions &o, uint64_t &p
     if (kv.first == "EnableUseFabricMem") ok = kind != EngineKind::kHixlCs;
     if (!ok) {
       Log("Unsupported option '%s' for the %s engine", kv.first.c_str(), KindName(kind));
-      return kParamInvalid;
+      return hixl::PARAM_INVALID;
     }
   }
   pool_bytes = 0;
   if (kind != EngineKind::kComm) {
-    if (o.has_buffer_pool && o.buffer_pool != "0:0") return kParamInvalid;
-    return kSuccess;
+    if (o.has_buffer_pool && o.buffer_pool != "0:0") return hixl::PARAM_INVALID;
+    return hixl::SUCCESS;
   }
   uint64_t num = 4, size_mb = 8;  // the comm engine's default pool: 4 buffers of 8 MB
   if (o.has_buffer_pool && !o.buffer_pool.empty()) {
-    if (o.buffer_pool == "0:0") return kSuccess;
+    if (o.buffer_pool == "0:0") return hixl::SUCCESS;
     size_t colon = o.buffer_pool.find(':');
-    if (colon == std::string::npos || o.buffer_pool.find(':', colon + 1) != std::string::npos) return kParamInvalid;
+    if (colon == std::string::npos || o.buffer_pool.find(':', colon + 1) != std::string::npos) return hixl::PARAM_INVALID;
     if (!ToU64(o.buffer_pool.substr(0, colon), num) || !ToU64(o.buffer_pool.substr(colon + 1), size_mb))
-      return kParamInvalid;
-    if (num == 0 || size_mb == 0) return kParamInvalid;
+      return hixl::PARAM_INVALID;
+    if (num == 0 || size_mb == 0) return hixl::PARAM_INVALID;
   }
   uint64_t total = 0;
   if (__builtin_mul_overflow(num, size_mb, &total) || __builtin_mul_overflow(total, 1024ULL * 1024ULL, &total))
-    return kParamInvalid;
+    return hixl::PARAM_INVALID;
   pool_bytes = total;
-  return kSuccess;
+  return hixl::SUCCESS;
 }
 
 }  // namespace aclsim
