@@ -50,9 +50,15 @@ fn validate(ops: &[TransferOpDesc], remote: &[u8]) -> usize {
     regcheck::state::with(|s| {
         let inst = s.hixl.instances.get(&THIS);
         let linked = inst.map(|i| i.links.contains(remote));
-        let facts = XferFacts { state: InstanceState::Initialized, linked };
+        let facts = XferFacts {
+            state: InstanceState::Initialized,
+            linked,
+            engine: inst.and_then(|i| i.engine),
+            pool: true,
+            sync: true,
+        };
         let regs = inst.map(|i| &i.regs);
-        check_transfer("Hixl::TransferSync", "b", facts, ops, |a, l| regs.is_some_and(|r| r.contains_range(a, l))).len()
+        check_transfer("Hixl::TransferSync", "b", facts, ops, |a, l| regs.and_then(|r| r.kind_of_range(a, l))).len()
     })
 }
 

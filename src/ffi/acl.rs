@@ -59,6 +59,43 @@ pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> i32 {
     frontend::acl::free(dev_ptr)
 }
 
+/// `aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+/// const aclrtPhysicalMemProp *prop, uint64_t flags)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocPhysical(
+    handle: *mut *mut c_void,
+    size: usize,
+    prop: *const frontend::acl::PhysicalMemProp,
+    flags: u64,
+) -> i32 {
+    frontend::acl::malloc_physical(handle, size, prop, flags)
+}
+
+/// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFreePhysical(handle: *mut c_void) -> i32 {
+    frontend::acl::free_physical(handle)
+}
+
+/// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+/// uint64_t flags)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMapMem(
+    vir_ptr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: *mut c_void,
+    flags: u64,
+) -> i32 {
+    frontend::acl::map_mem(vir_ptr, size, offset, handle, flags)
+}
+
+/// `aclError aclrtUnmapMem(void *virPtr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtUnmapMem(vir_ptr: *mut c_void) -> i32 {
+    frontend::acl::unmap_mem(vir_ptr)
+}
+
 /// `aclError aclrtSetDevice(int32_t deviceId)`: forwarded, counted (device lifetime).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> i32 {

@@ -364,7 +364,7 @@ pub unsafe extern "C" fn regcheck_check_host_register(
         let args = format!("ptr=0x{:x}, size={size}, flag=0x{flag:x}", ptr as usize);
         let findings = findings
             .iter()
-            .filter(|f| rt.action(f.rule) != Action::Off)
+            .filter(|f| rt.action_for(f) != Action::Off)
             .map(|f| {
                 let msg =
                     crate::report::format_finding("aclrtHostRegisterV2", &args, f, crate::report::Outcome::DryRun);
@@ -379,7 +379,7 @@ pub unsafe extern "C" fn regcheck_check_host_register(
                 let finding = regcheck_finding {
                     rule_id: f.rule as u32,
                     rule_name: s.name.as_ptr(),
-                    action: rt.action(f.rule).into(),
+                    action: rt.action_for(f).into(),
                     vendor_code: f.reject_code(),
                     argument: arg.as_ptr(),
                     message: std::ptr::null(),

@@ -1,15 +1,15 @@
 //! The ACL front end: `aclrtHostRegisterV2`, `aclrtHostRegister`, `aclrtHostUnregister`,
 //! `aclrtHostGetDevicePointer`, `aclrtMallocHost`, `aclrtFreeHost`, `aclrtMalloc`, `aclrtFree`.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_void;
 
 use super::{decide, run, Verdict};
 use crate::codes::acl as code;
 use crate::platform::{memlock, memmap};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
 use crate::rules::Finding;
-use crate::state::registry::HostReg;
-use crate::state::{self, Runtime};
+use crate::state::registry::{HostReg, VmmAttr};
+use crate::state::{self, queries, Runtime};
 use crate::vendor::{call_vendor, Library, Symbol};
 
 type HostRegisterV2Fn = unsafe extern "C" fn(*mut c_void, u64, u32) -> i32;
@@ -18,11 +18,10 @@ type PtrFn = unsafe extern "C" fn(*mut c_void) -> i32;
 type GetDevicePointerFn = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, u32) -> i32;
 type MallocHostFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
 type MallocFn = unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> i32;
-type GetDeviceFn = unsafe extern "C" fn(*mut i32) -> i32;
+type MallocPhysicalFn = unsafe extern "C" fn(*mut *mut c_void, usize, *const PhysicalMemProp, u64) -> i32;
+type MapMemFn = unsafe extern "C" fn(*mut c_void, usize, usize, *mut c_void, u64) -> i32;
 type DeviceFn = unsafe extern "C" fn(i32) -> i32;
 type VoidFn = unsafe extern "C" fn() -> i32;
-type GetCurrentContextFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
-type GetSocNameFn = unsafe extern "C" fn() -> *const c_char;
 
 static HOST_REGISTER_V2: Symbol = Symbol::new(Library::Acl, c"aclrtHostRegisterV2");
 static HOST_REGISTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostRegister");
@@ -32,42 +31,13 @@ static MALLOC_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtMallocHost");
 static FREE_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtFreeHost");
 static MALLOC: Symbol = Symbol::new(Library::Acl, c"aclrtMalloc");
 static FREE: Symbol = Symbol::new(Library::Acl, c"aclrtFree");
+static MALLOC_PHYSICAL: Symbol = Symbol::new(Library::Acl, c"aclrtMallocPhysical");
+static FREE_PHYSICAL: Symbol = Symbol::new(Library::Acl, c"aclrtFreePhysical");
+static MAP_MEM: Symbol = Symbol::new(Library::Acl, c"aclrtMapMem");
+static UNMAP_MEM: Symbol = Symbol::new(Library::Acl, c"aclrtUnmapMem");
 static SET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtSetDevice");
 static RESET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDevice");
 static FINALIZE: Symbol = Symbol::new(Library::Acl, c"aclFinalize");
-static GET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtGetDevice");
-static GET_CURRENT_CONTEXT: Symbol = Symbol::new(Library::Acl, c"aclrtGetCurrentContext");
-static GET_SOC_NAME: Symbol = Symbol::new(Library::Acl, c"aclrtGetSocName");
-
-/// The vendor's `aclrtGetSocName()`, when it answers.
-pub fn vendor_soc_name() -> Option<String> {
-    // SAFETY: prototype from the vendor's documented interface; the result is a NUL-terminated static string.
-    let f = unsafe { GET_SOC_NAME.get_fn::<GetSocNameFn>() }?;
-    let p = unsafe { f() };
-    if p.is_null() {
-        return None;
-    }
-    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().trim().to_string();
-    (!s.is_empty()).then_some(s)
-}
-
-/// The calling thread's current device (`aclrtGetDevice`), `None` when it has none.
-pub fn vendor_device() -> Option<i32> {
-    let f = unsafe { GET_DEVICE.get_fn::<GetDeviceFn>() }?;
-    let mut dev = -1;
-    // SAFETY: dev is a valid out-pointer.
-    (unsafe { f(&mut dev) } == code::SUCCESS).then_some(dev)
-}
-
-/// The calling thread's current context (`aclrtGetCurrentContext`): `Some(None)` when the
-/// vendor says there is none, `None` when the vendor cannot be asked.
-pub fn vendor_current_context() -> Option<Option<usize>> {
-    let f = unsafe { GET_CURRENT_CONTEXT.get_fn::<GetCurrentContextFn>() }?;
-    let mut ctx: *mut c_void = std::ptr::null_mut();
-    // SAFETY: ctx is a valid out-pointer.
-    let rc = unsafe { f(&mut ctx) };
-    Some((rc == code::SUCCESS && !ctx.is_null()).then_some(ctx as usize))
-}
 
 fn reg_args_text(a: &RegArgs) -> String {
     match a.call {
@@ -103,14 +73,14 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
             "aclrtGetSocName() gave no SoC name (set REGCHECK_SOC_NAME); ACL-HOSTREG-PRODUCT skipped".to_string()
         }),
     }
-    let context = vendor_current_context();
+    let context = queries::current_context();
     if context.is_none() {
         rt.note_once("no-context-query", log::Level::Info, || {
             "the vendor's aclrtGetCurrentContext cannot be found; ACL-HOSTREG-NO-CONTEXT skipped".to_string()
         });
     }
     findings.extend(rules::check_context(context.map(|c| c.is_some())));
-    let device = vendor_device().unwrap_or(-1);
+    let device = queries::device().unwrap_or(-1);
     let Some((start, end)) = a.range() else { return (findings, device) };
 
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
@@ -208,7 +178,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
     run(
         "aclrtHostUnregister",
         |rt| {
-            let device = vendor_device().unwrap_or(-1);
+            let device = queries::device().unwrap_or(-1);
             let p = ptr as usize;
             let (exact, containing) =
                 state::read(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
@@ -237,7 +207,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
     run(
         "aclrtHostGetDevicePointer",
         |rt| {
-            let device = vendor_device().unwrap_or(-1);
+            let device = queries::device().unwrap_or(-1);
             let p = p_host as usize;
             let containing = state::read(|s| s.host_regs.containing(device, p).copied());
             let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
@@ -395,4 +365,106 @@ pub fn reset_device(device: i32) -> i32 {
 /// started and resets no device or context, so host registrations outlive it.
 pub fn finalize() -> i32 {
     run("aclFinalize", |_| Ok(()), || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;), |_, (), _| {})
+}
+
+// --- the VMM API: memory mapped with aclrtMapMem is device memory to HIXL -----------------
+
+/// `aclrtPhysicalMemProp` (32 bytes: handleType, allocationType, memAttr, location {id, type},
+/// reserve); only `memAttr` and `location.type` are read.
+#[repr(C)]
+pub struct PhysicalMemProp {
+    pub handle_type: u32,
+    pub allocation_type: u32,
+    pub mem_attr: u32,
+    pub location_id: u32,
+    pub location_type: u32,
+    pub reserve: u64,
+}
+
+/// `ACL_MEM_LOCATION_TYPE_HOST` and `ACL_MEM_LOCATION_TYPE_HOST_NUMA`.
+fn location_is_host(t: u32) -> bool {
+    t == 0 || t == 4
+}
+
+/// `aclrtMallocPhysical(handle, size, prop, flags)`: forwarded; the handle's properties are
+/// kept for the mappings made of it.
+///
+/// # Safety
+/// The vendor's contract for this call: `prop` is read before the call, `*handle` only after
+/// the vendor succeeded.
+pub unsafe fn malloc_physical(handle: *mut *mut c_void, size: usize, prop: *const PhysicalMemProp, flags: u64) -> i32 {
+    run(
+        "aclrtMallocPhysical",
+        |_| {
+            // SAFETY: `prop` is the application's `const aclrtPhysicalMemProp *`.
+            Ok((!prop.is_null()).then(|| unsafe {
+                VmmAttr { mem_attr: (*prop).mem_attr, host: location_is_host((*prop).location_type) }
+            }))
+        },
+        || call_vendor!(MALLOC_PHYSICAL, MallocPhysicalFn, code::API_NOT_SUPPORT; handle, size, prop, flags),
+        |_, attr, ret| {
+            let (Some(attr), true, false) = (attr, *ret == code::SUCCESS, handle.is_null()) else { return };
+            // SAFETY: the vendor succeeded and wrote the handle.
+            let h = unsafe { *handle } as usize;
+            state::with(|s| s.phys.insert(h, attr));
+        },
+    )
+}
+
+/// `aclrtFreePhysical(handle)`: forwarded; the handle is forgotten.
+///
+/// # Safety
+/// The vendor's contract for this call.
+pub unsafe fn free_physical(handle: *mut c_void) -> i32 {
+    run(
+        "aclrtFreePhysical",
+        |_| Ok(()),
+        || call_vendor!(FREE_PHYSICAL, PtrFn, code::API_NOT_SUPPORT; handle),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| s.phys.remove(&(handle as usize)));
+            }
+        },
+    )
+}
+
+/// `aclrtMapMem(virPtr, size, offset, handle, flags)`: forwarded; the mapped range becomes
+/// device memory with the handle's properties (huge pages, host or device location).
+///
+/// # Safety
+/// The vendor's contract for this call.
+pub unsafe fn map_mem(vir: *mut c_void, size: usize, offset: usize, handle: *mut c_void, flags: u64) -> i32 {
+    run(
+        "aclrtMapMem",
+        |_| Ok(()),
+        || call_vendor!(MAP_MEM, MapMemFn, code::API_NOT_SUPPORT; vir, size, offset, handle, flags),
+        |_, (), ret| {
+            if *ret != code::SUCCESS || vir.is_null() || size == 0 {
+                return;
+            }
+            state::with(|s| {
+                // A handle allocated before regcheck saw it: device memory of unknown page size.
+                let attr =
+                    s.phys.get(&(handle as usize)).copied().unwrap_or(VmmAttr { mem_attr: u32::MAX, host: false });
+                s.vmm_maps.insert(vir as usize, size, attr);
+            });
+        },
+    )
+}
+
+/// `aclrtUnmapMem(virPtr)`: forwarded; the mapping is forgotten.
+///
+/// # Safety
+/// The vendor's contract for this call.
+pub unsafe fn unmap_mem(vir: *mut c_void) -> i32 {
+    run(
+        "aclrtUnmapMem",
+        |_| Ok(()),
+        || call_vendor!(UNMAP_MEM, PtrFn, code::API_NOT_SUPPORT; vir),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| s.vmm_maps.remove(vir as usize));
+            }
+        },
+    )
 }

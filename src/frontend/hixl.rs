@@ -14,7 +14,6 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::thread::ThreadId;
 
-use super::acl::vendor_current_context;
 use super::{decide, run, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
@@ -24,7 +23,7 @@ use crate::rules::hixl::{
 };
 use crate::rules::Finding;
 use crate::state::hixl::{CsEndpoint, HixlReg, Instance, Phase, RegSet};
-use crate::state::{self, Runtime};
+use crate::state::{self, queries, Runtime};
 use crate::vendor::{call_vendor, Library, Symbol};
 
 /// Returned when the vendor's function cannot be found (`ACL_ERROR_API_NOT_SUPPORT`, the
@@ -288,19 +287,36 @@ fn reject_or(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Resu
     }
 }
 
+/// The text of a file of at most 1 MiB (the limit HIXL applies to `local_comm_res_path`).
+fn read_small_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    const MAX: u64 = 1 << 20;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    f.take(MAX + 1).read_to_string(&mut text).map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX {
+        return Err("larger than 1 MiB".into());
+    }
+    Ok(text)
+}
+
 /// The memory facts of a registration that do not depend on the instance.
 struct MemFacts {
     by_malloc_host: bool,
     dev_alloc: Option<crate::state::registry::Alloc<u32>>,
+    vmm: Option<crate::state::registry::Alloc<crate::state::registry::VmmAttr>>,
     gaps: Option<Vec<(usize, usize)>>,
 }
 
 fn mem_facts(rt: &Runtime, a: &RegArgs) -> MemFacts {
-    let Some((start, end)) = a.range() else { return MemFacts { by_malloc_host: false, dev_alloc: None, gaps: None } };
-    let (by_malloc_host, dev_alloc) = state::read(|s| {
+    let Some((start, end)) = a.range() else {
+        return MemFacts { by_malloc_host: false, dev_alloc: None, vmm: None, gaps: None };
+    };
+    let (by_malloc_host, dev_alloc, vmm) = state::read(|s| {
         (
             s.host_allocs.containing_range(start, end - start).is_some(),
             s.dev_allocs.containing_range(start, end - start),
+            s.vmm_maps.containing_range(start, end - start),
         )
     });
     let gaps = if a.kind() == MemKind::Host {
@@ -316,7 +332,7 @@ fn mem_facts(rt: &Runtime, a: &RegArgs) -> MemFacts {
     } else {
         None
     };
-    MemFacts { by_malloc_host, dev_alloc, gaps }
+    MemFacts { by_malloc_host, dev_alloc, vmm, gaps }
 }
 
 fn reg_args_text(a: &RegArgs, tag: Option<&str>) -> String {
@@ -406,21 +422,43 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
         "Hixl::Initialize",
         |rt| {
             let name = ascend_string(local_engine);
-            let opts = match read_options(options) {
-                Some(pairs) => rules::parse_options(&pairs),
+            let who = format!("Hixl::Initialize({:?})", name.as_deref().unwrap_or("?"));
+            let (opts, engine) = match read_options(options) {
+                Some(pairs) => {
+                    let mut opts = rules::parse_options(&pairs);
+                    if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
+                        match read_small_file(&path) {
+                            Ok(text) => opts.set_local_comm_res_from_file(&text),
+                            Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
+                        }
+                    }
+                    let choice = rules::select_engine(&opts, rt.soc().as_deref());
+                    log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
+                    (opts, Some(choice))
+                }
                 None => {
                     rt.note_once("hixl-options-unreadable", log::Level::Info, || {
-                        "Hixl::Initialize: the options cannot be read (GetString/GetLength not found); rules that need the transports are skipped".to_string()
+                        "Hixl::Initialize: the options cannot be read (GetString/GetLength not found); the engine is unknown and rules that need the transports are skipped".to_string()
                     });
-                    OptionsFacts::default()
+                    (OptionsFacts::default(), None)
                 }
             };
-            note_options(rt, &format!("Hixl::Initialize({:?})", name.as_deref().unwrap_or("?")), &opts);
-            let ctx = vendor_current_context();
-            Ok((name, opts, ctx, this_thread()))
+            note_options(rt, &who, &opts);
+            if let Some(choice) = &engine {
+                let mut findings = rules::check_options(&opts, choice);
+                match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc().as_deref()), &hdk_fact(rt)) {
+                    Ok(f) => findings.extend(f),
+                    Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
+                }
+                let args =
+                    format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "));
+                reject_or(rt, "Hixl::Initialize", &args, &findings)?;
+            }
+            let ctx = queries::current_context();
+            Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
         },
         || call_vendor!(INITIALIZE, InitializeFn, VENDOR_MISSING; this, local_engine, options),
-        |_, (name, opts, ctx, thread), ret| {
+        |_, (name, opts, engine, ctx, thread), ret| {
             if *ret != code::SUCCESS {
                 return;
             }
@@ -432,6 +470,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                     init_ctx: ctx,
                     local_engine: name,
                     options: opts,
+                    engine,
                     ..Instance::default()
                 };
             });
@@ -478,7 +517,7 @@ fn thread_facts(this: usize) -> Option<ThreadFacts> {
     })?;
     let init_thread = init_thread?;
     let same_thread = init_thread == this_thread();
-    let current_ctx = if same_thread { init_ctx } else { vendor_current_context() };
+    let current_ctx = if same_thread { init_ctx } else { queries::current_context() };
     Some(ThreadFacts { same_thread, init_ctx, current_ctx })
 }
 
@@ -535,6 +574,8 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
                     options: &i.options,
                     by_malloc_host: mf.by_malloc_host,
                     dev_alloc: mf.dev_alloc,
+                    vmm: mf.vmm,
+                    engine: inst.and_then(|i| i.engine),
                     gaps: mf.gaps,
                 };
                 let c = rules::check_register(&a, &facts);
@@ -584,6 +625,7 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
                     live: inst.and_then(|i| i.regs.get(h)),
                     other_owner: s.hixl.owner_of(key, h),
                     links: inst.map(|i| links_of(s, key, i)),
+                    engine: inst.and_then(|i| i.engine),
                 };
                 rules::check_dereg(RegApi::Hixl, h, &facts)
             });
@@ -686,6 +728,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
 fn check_transfer(
     rt: &Runtime,
     call: &str,
+    sync: bool,
     this: *mut c_void,
     remote: *const c_void,
     op: u32,
@@ -705,11 +748,19 @@ fn check_transfer(
                 Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => Some(i.links.contains(name)),
                 _ => None,
             };
-            let facts = XferFacts { state: instance_state(inst), linked };
+            let facts = XferFacts {
+                state: instance_state(inst),
+                linked,
+                engine: inst.and_then(|i| i.engine),
+                pool: inst.is_some_and(|i| i.options.buffer_pool.stages()),
+                sync,
+            };
             let remote_text = std::str::from_utf8(name).unwrap_or("(not UTF-8)");
             let regs = inst.map(|i| &i.regs);
-            rules::check_transfer(call, remote_text, facts, ops, |a, l| {
-                regs.map_or(true, |r: &RegSet| r.contains_range(a, l))
+            rules::check_transfer(call, remote_text, facts, ops, |a, l| match regs {
+                Some(r) => r.kind_of_range(a, l),
+                // An instance regcheck did not see: nothing to judge by.
+                None => Some(MemKind::Host),
             })
         })
     });
@@ -752,7 +803,7 @@ pub unsafe fn transfer_sync(
 ) -> u32 {
     run(
         "Hixl::TransferSync",
-        |rt| check_transfer(rt, "Hixl::TransferSync", this, remote, op, ops),
+        |rt| check_transfer(rt, "Hixl::TransferSync", true, this, remote, op, ops),
         || call_vendor!(TRANSFER_SYNC, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
         |_, (), _| {},
     )
@@ -775,7 +826,7 @@ pub unsafe fn transfer_async(
 ) -> u32 {
     run(
         "Hixl::TransferAsync",
-        |rt| check_transfer(rt, "Hixl::TransferAsync", this, remote, op, ops),
+        |rt| check_transfer(rt, "Hixl::TransferAsync", false, this, remote, op, ops),
         || call_vendor!(TRANSFER_ASYNC, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
         |_, (), _| {},
     )
@@ -994,6 +1045,8 @@ pub unsafe fn cs_reg_mem(
                     options: &e.options,
                     by_malloc_host: mf.by_malloc_host,
                     dev_alloc: mf.dev_alloc,
+                    vmm: mf.vmm,
+                    engine: None,
                     gaps: mf.gaps,
                 };
                 rules::check_register(&a, &facts)
@@ -1045,6 +1098,7 @@ pub unsafe fn cs_unreg_mem(side: CsSide, h: *mut c_void, mem_handle: *mut c_void
                     live: ep.and_then(|e| e.regs.get(mh)),
                     other_owner: None,
                     links: None,
+                    engine: None,
                 };
                 rules::check_dereg(api, mh, &facts)
             });

@@ -24,7 +24,7 @@ thread_local! {
 /// Install, once, a panic hook that keeps regcheck's own (caught) panics out of the host's
 /// stderr: inside regcheck it only notes where the panic happened, for [`guarded`]'s log
 /// line; anywhere else it defers to the hook that was there before.
-pub(crate) fn install_panic_hook() {
+fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if Busy::active() {
@@ -78,6 +78,8 @@ static RECORDS_UNCERTAIN: AtomicBool = AtomicBool::new(false);
 
 /// Run `f`, catching a panic: logs it and returns `None`.
 pub(crate) fn guarded<T>(call: &str, phase: &str, f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(install_panic_hook);
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => Some(v),
         Err(p) => {
@@ -157,7 +159,7 @@ pub enum Verdict {
 /// `error` rejects the call with its rule's code (in enforce mode).
 pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Verdict {
     let uncertain = RECORDS_UNCERTAIN.load(Ordering::Relaxed);
-    let action_of = |f: &Finding| match rt.action(f.rule) {
+    let action_of = |f: &Finding| match rt.action_for(f) {
         Action::Error if uncertain && f.rule.judges_by_records() => {
             rt.note_once("records-uncertain", log::Level::Warn, || {
                 "after an internal failure, regcheck's records may be incomplete: rules that judge a call by them now warn instead of rejecting".to_string()

@@ -12,6 +12,8 @@ pub mod products;
 
 use std::fmt;
 
+pub use hixl::Engine;
+
 /// What regcheck does when a rule finds something.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u32)]
@@ -89,11 +91,31 @@ pub struct RuleInfo {
     pub summary: &'static str,
     /// The generic fix.
     pub fix: &'static str,
+    /// What the vendor's code does with such a call, with the code reference (repository,
+    /// path, function), or "documentation only" where it lives in closed code.
+    pub vendor: &'static str,
+    /// The default action on the HIXL engines where it differs from `default` (what the
+    /// vendor's code does there differs).
+    pub engines: &'static [(Engine, Action)],
     /// Where the rule comes from.
     pub source: &'static str,
 }
 
 impl RuleInfo {
+    /// The default action on `engine` (`None`: not known or not a HIXL instance).
+    pub fn default_on(&self, engine: Option<Engine>) -> Action {
+        engine.and_then(|e| self.engines.iter().find(|(x, _)| *x == e)).map_or(self.default, |(_, a)| *a)
+    }
+
+    /// The default, as the catalogue shows it (`warn (fabric_mem: error)`).
+    pub fn default_text(&self) -> String {
+        if self.engines.is_empty() {
+            return self.default.to_string();
+        }
+        let per: Vec<String> = self.engines.iter().map(|(e, a)| format!("{}: {a}", e.name())).collect();
+        format!("{} ({})", self.default, per.join(", "))
+    }
+
     /// The code returned on rejection.
     pub fn reject_code(&self) -> i64 {
         match (self.code, self.family) {
@@ -169,6 +191,9 @@ rule_ids! {
     HixlXferLocalUnregistered = 123,
     HixlFinalizeLeak = 124,
     HixlRegDeviceAlign = 125,
+    HixlInitOptions = 126,
+    HixlInitFabricMem = 127,
+    HixlRegFabricVmm = 128,
 }
 
 impl RuleId {
@@ -207,6 +232,7 @@ impl RuleId {
                 | HixlDeregConnected
                 | HixlXferNotConnected
                 | HixlXferLocalUnregistered
+                | HixlRegFabricVmm
         )
     }
 
@@ -251,11 +277,30 @@ pub struct Finding {
     /// The code to reject with when it is not the rule's usual one (the vendor answers
     /// differently for the same mistake in another call).
     pub code: Option<i64>,
+    /// The default action for this finding when it is not the rule's (what the vendor does in
+    /// this configuration differs); a setting of the rule's action still wins.
+    pub action: Option<Action>,
 }
 
 impl Finding {
     pub fn new(rule: RuleId, arg: &'static str, problem: impl Into<String>, fix: impl Into<String>) -> Finding {
-        Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None }
+        Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None, action: None }
+    }
+
+    /// The same finding, with `action` as its default.
+    pub fn with_action(self, action: Action) -> Finding {
+        Finding { action: Some(action), ..self }
+    }
+
+    /// The same finding, with the rule's default on `engine`.
+    pub fn on_engine(self, engine: Option<Engine>) -> Finding {
+        let info = self.rule.info();
+        let a = info.default_on(engine);
+        if a == info.default {
+            self
+        } else {
+            self.with_action(a)
+        }
     }
 
     /// The same finding, rejected with `code` instead of the rule's code.
@@ -280,6 +325,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`ptr` is NULL (aclrtHostRegister also: `devPtr` is NULL)",
         fix: "pass the start of the host buffer (and, for aclrtHostRegister, where to store the device pointer)",
+        vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostRegisterV2Impl`, `aclrtHostRegisterImpl`)",
+        engines: &[],
         source: "CANN API reference; vendor returns 100000 (field failure A3)",
     },
     RuleInfo {
@@ -291,6 +338,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`size` is 0",
         fix: "pass the buffer's size in bytes; a size rounded down to 0 means the buffer is smaller than one page",
+        vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostRegisterV2Impl`, `aclrtHostRegisterImpl`)",
+        engines: &[],
         source: "CANN API reference; field failure A3",
     },
     RuleInfo {
@@ -302,6 +351,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`ptr + size` wraps around the address space",
         fix: "pass the buffer's real size",
+        vendor: "the runtime passes it on (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); the closed driver answers 507899 (documentation only)",
+        engines: &[],
         source: "regcheck (an impossible range)",
     },
     RuleInfo {
@@ -313,6 +364,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`ptr` is not aligned to max(4 KiB, the host page size)",
         fix: "allocate with posix_memalign(page size, ...) or mmap, or over-allocate aclrtMallocHost memory by one page and round the pointer up",
+        vendor: "the runtime passes it on (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); the closed driver rejects it with 507899 (documentation only)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (\"must be 4 KB page-aligned\"); field failure A1 (driver returns 507899)",
     },
     RuleInfo {
@@ -324,6 +377,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "`size` is not a multiple of the host page size",
         fix: "round the size up to a whole number of pages (and allocate that much)",
+        vendor: "the closed driver answers 507899 on some versions (documentation only)",
+        engines: &[],
         source: "field failure A2 (507899 on some versions)",
     },
     RuleInfo {
@@ -335,6 +390,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "V2 `flag` is 0 or has a bit outside MAPPED/IOMEMORY/READONLY/PINNED; V1 `type` is outside {0, 4, 8, 12} (rejected with 207000)",
         fix: "use ACL_HOST_REG_MAPPED (0x2), ACL_HOST_REG_PINNED (0x10000000), or both OR-ed",
+        vendor: "rejects V2 with 107000 (hicann/runtime `src/runtime/api/impl/api_error.cc`, `ApiErrorDecorator::HostRegisterV2`) and a V1 type outside the valid bits with 207000 (`ApiErrorDecorator::HostRegister`)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (flag); CANN API reference; field failure A4",
     },
     RuleInfo {
@@ -346,6 +403,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "ACL_HOST_REG_IOMEMORY or ACL_HOST_REG_READONLY requested: reserved, not supported",
         fix: "drop IOMEMORY/READONLY; register with ACL_HOST_REG_MAPPED",
+        vendor: "the runtime passes the bits to the closed driver (`ApiErrorDecorator::HostRegisterV2` accepts them); documented as reserved and not supported (documentation only)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (\"This is a reserved option\"); field failure A4",
     },
     RuleInfo {
@@ -357,6 +416,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2",
         summary: "ACL_HOST_REG_PINNED on memory that is already page-locked (aclrtMallocHost or mlocked)",
         fix: "drop ACL_HOST_REG_PINNED: the memory is page-locked already; register it with ACL_HOST_REG_MAPPED only",
+        vendor: "the closed driver refuses it on current CANN (documentation only)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (PINNED is for non-page-locked memory); field failure A5",
     },
     RuleInfo {
@@ -368,6 +429,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "kernel release <= the threshold (default 5.10) and the range is not page-locked",
         fix: "allocate the buffer with aclrtMallocHost (page-locked), or mlock it, or run on a kernel newer than the threshold",
+        vendor: "the closed driver raises an exception (documentation only)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (\"5.10 or earlier ... will cause exceptions\"); field failure A13",
     },
     RuleInfo {
@@ -379,6 +442,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "some page of the range is not mapped in the process",
         fix: "register only memory you allocated, with its real size; a freed buffer cannot be registered",
+        vendor: "the closed driver answers 507899 (documentation only)",
+        engines: &[],
         source: "regcheck (driver returns 507899)",
     },
     RuleInfo {
@@ -390,6 +455,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the range is a mapping of a regular file (tmpfs shared memory, memfd and SysV shm are fine)",
         fix: "copy the data into anonymous memory (mmap MAP_ANONYMOUS, posix_memalign, aclrtMallocHost) or use shared memory (memfd, /dev/shm)",
+        vendor: "the closed driver answers 507899 (documentation only)",
+        engines: &[],
         source: "CANN API reference; field failures (507899 for file-backed mmap)",
     },
     RuleInfo {
@@ -401,6 +468,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the range lies in a thread's stack",
         fix: "register heap or mmap memory that outlives the call; stack memory is reused as soon as the function returns",
+        vendor: "the closed driver answers 507899 (documentation only)",
+        engines: &[],
         source: "field failures (507899; CUDA crash on a stack variable)",
     },
     RuleInfo {
@@ -412,6 +481,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the mapping is not writable",
         fix: "register writable memory (mprotect PROT_READ|PROT_WRITE, or copy into a writable buffer)",
+        vendor: "the closed driver answers 507899 (documentation only)",
+        engines: &[],
         source: "field failures (507899 for read-only mappings)",
     },
     RuleInfo {
@@ -423,6 +494,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the range overlaps (byte-granular) a live registration on the same device",
         fix: "register each buffer once per device, or unregister the existing registration first",
+        vendor: "rejects with 507910 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2` via `CheckMemoryRangeRegistered` or the driver; `api_error.cc`, `ApiErrorDecorator::HostRegisterV2`)",
+        engines: &[],
         source: "CANN API reference (507910); field failure A7",
     },
     RuleInfo {
@@ -434,6 +507,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "the SoC's product family does not support host registration (Atlas 200I/500 A2, inference, training series)",
         fix: "run on Atlas A2, Atlas A3 or Ascend 950PR/950DT; on other products copy through device memory (aclrtMemcpy)",
+        vendor: "rejects with 207000: the capability check is in the closed driver (documentation only)",
+        engines: &[],
         source: "aclrtHostRegisterV2 reference (Applicable Products); CANN API reference; field failure A10",
     },
     RuleInfo {
@@ -445,6 +520,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "no current ACL context on the calling thread",
         fix: "call aclrtSetDevice(id) on this thread, or aclrtSetCurrentContext(ctx) with a context from aclrtGetCurrentContext on the thread that created it",
+        vendor: "rejects with 107002 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`, `ApiImpl::HostRegister`: no current context)",
+        engines: &[],
         source: "CANN API reference (107002); field failure A9",
     },
     RuleInfo {
@@ -456,6 +533,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2",
         summary: "pinning pageable memory would exceed RLIMIT_MEMLOCK and the process lacks CAP_IPC_LOCK",
         fix: "raise the limit (ulimit -l unlimited, --ulimit memlock=-1 for containers) or grant CAP_IPC_LOCK",
+        vendor: "the closed driver fails to pin (\"Unable to pin host memory\"; documentation only)",
+        engines: &[],
         source: "field failure A11",
     },
     RuleInfo {
@@ -467,6 +546,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
         summary: "one registration above a configurable size (REGCHECK_LARGE_BYTES, default 64 GiB)",
         fix: "register in chunks (e.g. 16 GiB each); very large single registrations fail with 207001",
+        vendor: "very large single registrations fail with 207001 (documentation only)",
+        engines: &[],
         source: "field failure A12",
     },
     RuleInfo {
@@ -478,6 +559,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostRegisterV2",
         summary: "ACL_HOST_REG_PINNED without ACL_HOST_REG_MAPPED (slower transfers)",
         fix: "add ACL_HOST_REG_MAPPED where bandwidth matters",
+        vendor: "accepts it (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); transfers are slower",
+        engines: &[],
         source: "field failure A17",
     },
     RuleInfo {
@@ -489,6 +572,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostUnregister",
         summary: "the pointer is not the exact base of a live registration on the current device",
         fix: "pass the same pointer that was registered, once",
+        vendor: "rejects with 507911 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostUnregister`)",
+        engines: &[],
         source: "CANN API reference (507911); field failure A8",
     },
     RuleInfo {
@@ -500,6 +585,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostGetDevicePointer",
         summary: "`pHost` or `pDevice` is NULL",
         fix: "pass the registered host pointer and the address of a void* to receive the device pointer",
+        vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostGetDevicePointerImpl`)",
+        engines: &[],
         source: "CANN API reference",
     },
     RuleInfo {
@@ -511,6 +598,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostGetDevicePointer",
         summary: "`flag` is not 0",
         fix: "pass 0 as flag (the argument order is pHost, pDevice, flag)",
+        vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostGetDevicePointerImpl`)",
+        engines: &[],
         source: "CANN API reference; field failure A6",
     },
     RuleInfo {
@@ -522,6 +611,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtHostGetDevicePointer",
         summary: "`pHost` is not inside a live registration made with ACL_HOST_REG_MAPPED",
         fix: "register the buffer with ACL_HOST_REG_MAPPED on the current device first",
+        vendor: "rejects with 107000 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostGetDevicePointer`)",
+        engines: &[],
         source: "CANN API reference (107000); field failure A6",
     },
     RuleInfo {
@@ -533,6 +624,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "aclrtFreeHost",
         summary: "memory freed while it still has live registrations",
         fix: "call aclrtHostUnregister on each registration before aclrtFreeHost",
+        vendor: "frees it (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtFreeHostImpl`); documented as unpredictable",
+        engines: &[],
         source: "CANN API reference (\"unpredictable behaviour\"); field failure A16",
     },
     RuleInfo {
@@ -544,6 +637,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, DeregisterMem, Connect, ConnectAsync, Disconnect, DisconnectAsync, TransferSync, TransferAsync",
         summary: "the instance is not initialised, or was finalised",
         fix: "call Initialize first (and do not use an instance after Finalize)",
+        vendor: "every engine rejects with 503900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::RegisterMem` and siblings)",
+        engines: &[],
         source: "HIXL code (FAILED before Initialize); field failure B5",
     },
     RuleInfo {
@@ -555,18 +650,22 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`mem.addr` is 0",
         fix: "pass the start address of the buffer",
+        vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::RegisterMem`)",
+        engines: &[],
         source: "HIXL code; field failure B4",
     },
     RuleInfo {
         id: RuleId::HixlRegLenZero,
         name: "HIXL-REG-LEN-ZERO",
         family: Family::Hixl,
-        default: Action::Error,
+        default: Action::Warn,
         code: Some(103900),
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`mem.len` is 0",
         fix: "pass the buffer's length in bytes",
-        source: "field failure B4 (the vendor does not check it)",
+        vendor: "fabric_mem rejects with 103900 (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterMem`); comm and hixl_cs record the empty region",
+        engines: &[(Engine::FabricMem, Action::Error)],
+        source: "field failure B4",
     },
     RuleInfo {
         id: RuleId::HixlRegRangeOverflow,
@@ -577,6 +676,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`addr + len` wraps around the address space",
         fix: "pass the buffer's real length",
+        vendor: "rejects with 103900 (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::RegisterMem`; `src/hixl/fabric_mem/fabric_mem_memory.cc`)",
+        engines: &[],
         source: "HIXL code; field failure B4",
     },
     RuleInfo {
@@ -588,6 +689,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`type` is neither MEM_DEVICE (0) nor MEM_HOST (1) (the vendor silently treats it as host)",
         fix: "pass hixl::MEM_DEVICE for aclrtMalloc memory or hixl::MEM_HOST for host memory",
+        vendor: "treats any value but MEM_DEVICE as MEM_HOST (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::RegisterMem`): device memory declared so fails at transfer",
+        engines: &[],
         source: "HIXL code; field failure B11",
     },
     RuleInfo {
@@ -599,6 +702,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "overlaps a live registration of the same MemType on this instance without being identical",
         fix: "register whole allocations once; an identical (addr, len, type) registration returns the existing handle",
+        vendor: "hixl_cs and fabric_mem reject with 103900 (hicann/hixl `src/hixl/engine/hixl_server.cc`, `CheckAddrOverlap`; `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FindExistingHandleForOverlap`); comm: HCCL refuses it (documentation only)",
+        engines: &[],
         source: "HIXL code (\"does not support overlapped memory region\"); field failure B3",
     },
     RuleInfo {
@@ -610,6 +715,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "the registration would make more than 4000 live registrations on the instance (REGCHECK_HIXL_MAX_REGS)",
         fix: "register whole allocations (one per pool), not one region per tensor",
+        vendor: "no engine counts; beyond the documented limit devices run out of memory (documentation only)",
+        engines: &[],
         source: "HIXL RegisterMem reference (at most 4,000 memory objects per instance); field failure B2",
     },
     RuleInfo {
@@ -621,6 +728,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "90% of the registration limit reached on the instance (reported once per instance)",
         fix: "register fewer, larger regions",
+        vendor: "no engine counts (documentation only)",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B2",
     },
     RuleInfo {
@@ -632,6 +741,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "Atlas A2/A3: total live host registration would exceed 20 GiB (HDK < 25.5.0 or unknown) or 1 TiB (HDK >= 25.5.0)",
         fix: "register less host memory, or upgrade the driver (HDK 25.5.0 or later allows 1 TiB)",
+        vendor: "HCCL fails (\"out of PTEs\"; documentation only)",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B1",
     },
     RuleInfo {
@@ -643,28 +754,34 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "Atlas A2/A3: total live device registration would exceed 50 GiB",
         fix: "register less device memory on this instance",
+        vendor: "documentation only",
+        engines: &[],
         source: "HIXL API reference (device memory at most 50 GB)",
     },
     RuleInfo {
         id: RuleId::HixlRegAfterConnect,
         name: "HIXL-REG-AFTER-CONNECT",
         family: Family::Hixl,
-        default: Action::Error,
+        default: Action::Warn,
         code: Some(503900),
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
-        summary: "RegisterMem while links made before are up: after Connect/ConnectAsync succeeded on this instance, or a peer in this process connected to it (HixlCS: after the client connected, or a client connected to the server)",
+        summary: "RegisterMem succeeds, but links made before are up: after Connect/ConnectAsync succeeded on this instance, or a peer in this process connected to it (HixlCS: after the client connected, or a client connected to the server)",
         fix: "register all local memory before Connect (links made before cannot see the region), or Disconnect, register, and Connect again",
+        vendor: "accepts it, but links made before do not carry the region: comm channels bind registrations when linked (hicann/hixl `src/llm_datadist/adxl/comm_channel.cc`), hixl_cs sends the memory list at Connect (`src/hixl/engine/hixl_engine.cc`, `HixlEngine::Connect`); transfers into it over those links fail",
+        engines: &[],
         source: "HIXL RegisterMem reference (\"Before calling Connect ... register all local memories\"); field failure B6",
     },
     RuleInfo {
         id: RuleId::HixlRegThread,
         name: "HIXL-REG-THREAD",
         family: Family::Hixl,
-        default: Action::Error,
+        default: Action::Warn,
         code: Some(503900),
         calls: "Hixl::RegisterMem, DeregisterMem",
-        summary: "called on a thread other than Initialize's whose current ACL context is not Initialize's",
+        summary: "called on a thread other than Initialize's whose current ACL context is not Initialize's: the documented constraint, which the published engines no longer need",
         fix: "call RegisterMem on the Initialize thread, or aclrtSetCurrentContext(ctx) on this thread with the context aclrtGetCurrentContext returned there",
+        vendor: "accepts it: every engine switches to the ACL context it made at Initialize around each call (hicann/hixl `src/llm_datadist/adxl/adxl_inner_engine.cc`, `TemporaryRtContext`; `src/hixl/common/optional_aclrt_context.cc`, `GetContextGuard`; `src/hixl/engine/fabric_mem_engine.cc`), in every published release (8.5.0 on)",
+        engines: &[],
         source: "HIXL RegisterMem reference (same thread as Initialize); field failure B12",
     },
     RuleInfo {
@@ -676,6 +793,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem",
         summary: "Atlas A2/A3, MEM_HOST: the range was not allocated by aclrtMallocHost",
         fix: "allocate host memory to register with aclrtMallocHost",
+        vendor: "documentation only (transfers fail later)",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B8",
     },
     RuleInfo {
@@ -687,6 +806,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "Ascend 950PR/950DT with a host RoCE transport: the range was allocated by aclrtMallocHost",
         fix: "allocate host memory with malloc/posix_memalign/mmap instead of aclrtMallocHost",
+        vendor: "documentation only",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B9",
     },
     RuleInfo {
@@ -698,6 +819,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "MEM_HOST range not fully mapped in the process",
         fix: "register only memory you allocated, with its real size",
+        vendor: "not checked; HCCL fails later (documentation only)",
+        engines: &[],
         source: "regcheck (fails later inside HCCL)",
     },
     RuleInfo {
@@ -709,6 +832,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "MEM_DEVICE range not inside an aclrtMalloc allocation regcheck saw",
         fix: "allocate device memory with aclrtMalloc (or declare host memory as MEM_HOST)",
+        vendor: "not checked: device addresses go to HCCL as given",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B11",
     },
     RuleInfo {
@@ -720,6 +845,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "HCCS transport and the MEM_DEVICE range comes from an aclrtMalloc whose policy is not ACL_MEM_MALLOC_HUGE_ONLY (or its P2P variant)",
         fix: "allocate with aclrtMalloc(..., ACL_MEM_MALLOC_HUGE_ONLY)",
+        vendor: "HCCS fails (EINVAL; documentation only)",
+        engines: &[],
         source: "HIXL RegisterMem reference; field failure B10",
     },
     RuleInfo {
@@ -731,6 +858,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::DeregisterMem, HixlCSServerUnregMem, HixlCSClientUnregMem",
         summary: "DeregisterMem(nullptr)",
         fix: "pass the handle RegisterMem returned",
+        vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::DeregisterMem`)",
+        engines: &[],
         source: "HIXL code (PARAM_INVALID)",
     },
     RuleInfo {
@@ -742,6 +871,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::DeregisterMem, HixlCSServerUnregMem, HixlCSClientUnregMem",
         summary: "handle not live on this instance (double deregistration, another instance's handle): the vendor returns SUCCESS silently",
         fix: "deregister each handle once, on the instance that returned it",
+        vendor: "returns SUCCESS and logs a warning (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::DeregisterMem`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::DeregisterMem`)",
+        engines: &[],
         source: "HIXL API reference; field failure B7",
     },
     RuleInfo {
@@ -751,8 +882,10 @@ pub static CATALOGUE: &[RuleInfo] = &[
         default: Action::Error,
         code: Some(503900),
         calls: "Hixl::DeregisterMem",
-        summary: "DeregisterMem while links are up",
+        summary: "DeregisterMem while links are up (hixl_cs: an outgoing link only is a warning; its clients connected are an error)",
         fix: "Disconnect every remote engine first",
+        vendor: "hixl_cs refuses it with 503900 while clients are connected (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `HixlEngine::DeregisterMem`), fabric_mem while any channel is up (`src/hixl/engine/fabric_mem_engine.cc`, `FabricMemEngine::DeregisterMem`); comm accepts it (`src/llm_datadist/adxl/channel_msg_handler.cc`) and the peer's later transfers into the region fail",
+        engines: &[(Engine::Comm, Action::Warn)],
         source: "HIXL code (\"All clients must be disconnected\"); field failure B7",
     },
     RuleInfo {
@@ -764,6 +897,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::TransferSync, TransferAsync",
         summary: "transfer to an engine this instance has no link to",
         fix: "Connect to the remote engine first",
+        vendor: "rejects with 103902 (hicann/hixl `src/llm_datadist/adxl/adxl_inner_engine.cc`, `AdxlInnerEngine::TransferSync`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::AutoConnect`)",
+        engines: &[],
         source: "HIXL code (NOT_CONNECTED)",
     },
     RuleInfo {
@@ -775,6 +910,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::TransferSync, TransferAsync",
         summary: "empty op list, or an op with len == 0 or a NULL address",
         fix: "pass at least one op with non-zero addresses and length",
+        vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/comm_engine.cc`, `CommEngine::TransferSync`; `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`; `src/hixl/fabric_mem/fabric_mem_memory.cc`)",
+        engines: &[],
         source: "HIXL code",
     },
     RuleInfo {
@@ -784,8 +921,10 @@ pub static CATALOGUE: &[RuleInfo] = &[
         default: Action::Error,
         code: Some(103900),
         calls: "Hixl::TransferSync, TransferAsync",
-        summary: "an op's local range is not inside one live registration of this instance",
+        summary: "an op's local range is not inside one live registration of this instance (comm engine: a warning when its buffer pool stages the TransferSync)",
         fix: "register the local buffer (before Connect) and keep each op inside one registered region",
+        vendor: "hixl_cs rejects with 103900 (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`), fabric_mem too for local host ranges (`src/hixl/fabric_mem/fabric_mem_memory.cc`, `TranslateLocalHostOpAddrs`); comm stages a TransferSync through its buffer pool (`src/llm_datadist/adxl/adxl_inner_engine.cc`, `TransferSyncViaBuffer`: works, slower) but fails with the pool off (\"0:0\"), for TransferAsync, and with mixed transfer types (103900, `GetTransferType`)",
+        engines: &[],
         source: "HIXL RegisterMem reference (local addresses must be registered); field failures (bounce-buffer copies)",
     },
     RuleInfo {
@@ -797,6 +936,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::Finalize, ~Hixl, HixlCSServerDestroy, HixlCSClientDestroy",
         summary: "Finalize, destruction (or HixlCS*Destroy) with registrations never deregistered: they are listed (never rejects)",
         fix: "DeregisterMem every handle before Finalize",
+        vendor: "releases them at Finalize",
+        engines: &[],
         source: "regcheck (leak report)",
     },
     RuleInfo {
@@ -808,7 +949,48 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "an HCCS transport is configured and the MEM_DEVICE range does not start on a 2 MiB boundary",
         fix: "register from the 2 MiB-aligned start of an ACL_MEM_MALLOC_HUGE_ONLY allocation (and keep offsets multiples of 2 MiB)",
+        vendor: "documentation only",
+        engines: &[],
         source: "HIXL RegisterMem reference (HCCS device-to-device wants 2 MB-aligned addresses); field failure B10",
+    },
+    RuleInfo {
+        id: RuleId::HixlInitOptions,
+        name: "HIXL-INIT-OPTIONS",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: None,
+        calls: "Hixl::Initialize",
+        summary: "an option the selected engine's Initialize refuses: invalid JSON, a value out of range, an option the engine does not know, BufferPool other than \"0:0\" on hixl_cs or fabric_mem",
+        fix: "fix or drop the option (the vendor answers the call itself)",
+        vendor: "the engine's Initialize refuses it with 103900 (hicann/hixl `src/hixl/engine/hixl_options.cc`, `HixlOptions::Parse`, `CheckSupportedOptions`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::Initialize`; `src/hixl/engine/fabric_mem_engine.cc`; `src/llm_datadist/adxl/adxl_inner_engine.cc`, `ParseBufferPoolParams`)",
+        engines: &[],
+        source: "HIXL code",
+    },
+    RuleInfo {
+        id: RuleId::HixlInitFabricMem,
+        name: "HIXL-INIT-FABRIC-MEM",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::Initialize",
+        summary: "EnableUseFabricMem=1 on a product other than Atlas A3, or with an HDK older than 25.5",
+        fix: "use fabric memory only on Atlas A3 with HDK 25.5 or later (26.0 to register VMM-mapped memory); elsewhere drop EnableUseFabricMem",
+        vendor: "the fabric memory engine needs the A3 driver's fabric memory (documentation only: hicann/hixl `examples/cpp/README.md`)",
+        engines: &[],
+        source: "HIXL samples README (FabricMem: Atlas A3, HDK 25.5 or later)",
+    },
+    RuleInfo {
+        id: RuleId::HixlRegFabricVmm,
+        name: "HIXL-REG-FABRIC-VMM",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(503900),
+        calls: "Hixl::RegisterMem",
+        summary: "fabric memory engine, HDK older than 26.0: the range was mapped with the VMM API (aclrtMapMem), which the engine registers through aclrtMemRetainAllocationHandle",
+        fix: "upgrade the driver to HDK 26.0 or later, or allocate the memory with the engine's own allocator",
+        vendor: "registers memory it did not allocate through aclrtMemRetainAllocationHandle (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterForeignMem`), which HDK 25.5 lacks (`examples/cpp/README.md`)",
+        engines: &[],
+        source: "HIXL samples README (VMM memory needs HDK 26.0)",
     },
 ];
 
@@ -855,22 +1037,30 @@ pub fn catalogue_markdown() -> String {
     out.push_str("log and forward, `off` skips the check. Change them with `REGCHECK_RULES`.\n\n");
     for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
         out.push_str(&format!("## {title}\n\n"));
-        out.push_str("| ID | # | default | code on rejection | calls | checks |\n|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| ID | # | default | code on rejection | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|\n",
+        );
         for r in CATALOGUE.iter().filter(|r| r.family == family) {
             let code = match r.code {
                 Some(c) => format!("{c} `{}`", crate::codes::name(c)),
                 None => "-".to_string(),
             };
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} |\n",
-                r.name, r.id as u32, r.default, code, r.calls, r.summary
+                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                r.name,
+                r.id as u32,
+                r.default_text(),
+                code,
+                r.calls,
+                r.summary,
+                r.vendor
             ));
         }
         out.push('\n');
         for r in CATALOGUE.iter().filter(|r| r.family == family) {
             out.push_str(&format!(
-                "### `{}`\n\n{}.\n\n- Fix: {}.\n- Source: {}.\n\n",
-                r.name, r.summary, r.fix, r.source
+                "### `{}`\n\n{}.\n\n- Fix: {}.\n- What the vendor does: {}.\n- Source: {}.\n\n",
+                r.name, r.summary, r.fix, r.vendor, r.source
             ));
         }
     }

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::thread::ThreadId;
 
-use crate::rules::hixl::{MemKind, OptionsFacts};
+use crate::rules::hixl::{Engine, MemKind, OptionsFacts};
 
 /// One live registration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,9 +137,15 @@ impl RegSet {
     /// Whether `[addr, addr + len)` lies inside one live registration of any kind.
     /// O(log m), no allocation (a scan only when overlapping registrations exist).
     pub fn contains_range(&self, addr: usize, len: u64) -> bool {
-        let Ok(ulen) = usize::try_from(len) else { return false };
-        let Some(end) = addr.checked_add(ulen) else { return false };
-        (0..2).any(|s| {
+        self.kind_of_range(addr, len).is_some()
+    }
+
+    /// The kind of a live registration containing `[addr, addr + len)` (device first).
+    pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        let Ok(ulen) = usize::try_from(len) else { return None };
+        let end = addr.checked_add(ulen)?;
+        [MemKind::Device, MemKind::Host].into_iter().find(|k| {
+            let s = slot(*k);
             let map = &self.by_addr[s];
             if self.overlapping[s] {
                 map.range(..=(addr, usize::MAX)).any(|((a, _), l)| reg_end(*a, *l) >= end && *l > 0)
@@ -207,6 +213,8 @@ pub struct Instance {
     pub near_warned: bool,
     /// What `Initialize`'s options say (transports, AutoConnect, ...).
     pub options: OptionsFacts,
+    /// The engine HIXL selected at `Initialize` (`None`: Initialize not seen).
+    pub engine: Option<Engine>,
 }
 
 impl Default for Instance {
@@ -220,6 +228,7 @@ impl Default for Instance {
             regs: RegSet::default(),
             near_warned: false,
             options: OptionsFacts::default(),
+            engine: None,
         }
     }
 }

@@ -6,12 +6,13 @@
 //! parent's registrations.
 
 pub mod hixl;
+pub mod queries;
 pub mod registry;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::Write;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
 
 use crate::config::{Config, Mode};
@@ -29,6 +30,10 @@ pub struct State {
     pub host_allocs: AllocMap<()>,
     /// `aclrtMalloc` allocations, with their policy.
     pub dev_allocs: AllocMap<u32>,
+    /// `aclrtMallocPhysical` handles, with their properties.
+    pub phys: std::collections::HashMap<usize, registry::VmmAttr>,
+    /// `aclrtMapMem` mappings (device memory to HIXL), with their physical memory's properties.
+    pub vmm_maps: AllocMap<registry::VmmAttr>,
     /// HIXL instances.
     pub hixl: hixl::HixlState,
     /// `aclrtSetDevice` calls not yet matched by `aclrtResetDevice`, per device: the vendor
@@ -120,6 +125,9 @@ pub struct HdkFacts {
 pub struct Runtime {
     pub config: Config,
     actions: Vec<AtomicU8>,
+    /// Rules whose action was set (REGCHECK_RULES, regcheck_rule_set_action): the setting
+    /// wins over a finding's own default.
+    set: Vec<AtomicBool>,
     pub page_size: usize,
     pub kernel: KernelFacts,
     soc: Mutex<Option<String>>,
@@ -176,7 +184,6 @@ impl Runtime {
         );
         crate::report::init_logger(&config);
         crate::report::set_max_repeats(config.max_repeats);
-        crate::frontend::install_panic_hook();
         for w in &warnings {
             log::warn!(target: "regcheck", "{w}");
         }
@@ -188,6 +195,10 @@ impl Runtime {
             pageable_max: config.pageable_kernel_max,
         };
         let actions = config.actions().into_iter().map(|a| AtomicU8::new(a as u8)).collect();
+        let set: Vec<AtomicBool> = CATALOGUE.iter().map(|_| AtomicBool::new(false)).collect();
+        for (id, _) in &config.rule_overrides {
+            set[id.index()].store(true, Ordering::Relaxed);
+        }
         let page_size = crate::platform::page_size();
         // SAFETY: the fork handlers only lock/unlock regcheck's own mutex; the exit handlers
         // print and may end the process with the status REGCHECK_ERROR_EXITCODE asks for.
@@ -203,6 +214,7 @@ impl Runtime {
         }
         let rt = Runtime {
             actions,
+            set,
             page_size,
             kernel,
             soc: Mutex::new(config.soc_name.clone()),
@@ -248,6 +260,19 @@ impl Runtime {
         if let Some(a) = self.actions.get(rule.index()) {
             a.store(action as u8, Ordering::Relaxed);
         }
+        if let Some(s) = self.set.get(rule.index()) {
+            s.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The action for one finding: the rule's setting when it was set, else the finding's own
+    /// default (what the vendor does in its configuration), else the rule's default.
+    pub fn action_for(&self, f: &crate::rules::Finding) -> Action {
+        let set = self.set.get(f.rule.index()).is_some_and(|s| s.load(Ordering::Relaxed));
+        match f.action {
+            Some(a) if !set => a,
+            _ => self.action(f.rule),
+        }
     }
 
     /// The SoC name: `REGCHECK_SOC_NAME`, else the vendor's `aclrtGetSocName()` (cached once
@@ -256,13 +281,14 @@ impl Runtime {
         if let Some(s) = self.soc.lock().unwrap_or_else(PoisonError::into_inner).clone() {
             return Some(s);
         }
-        let s = crate::frontend::acl::vendor_soc_name()?;
+        let s = queries::soc_name()?;
         log::info!(target: "regcheck", "SoC {s:?} (from aclrtGetSocName), product family {:?}", crate::rules::products::family(&s));
         *self.soc.lock().unwrap_or_else(PoisonError::into_inner) = Some(s.clone());
         Some(s)
     }
 
-    /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info.
+    /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info, else
+    /// the vendor's `aclsysGetVersionStr("driver")`.
     pub fn hdk(&self) -> &HdkFacts {
         self.hdk.get_or_init(|| {
             let facts = if let Some(t) = &self.config.hdk_version {
@@ -272,7 +298,16 @@ impl Runtime {
                     Ok((t, path)) => {
                         HdkFacts { version: HdkVersion::parse(&t), text: Some(t), source: path.display().to_string() }
                     }
-                    Err(e) => HdkFacts { version: None, text: None, source: e },
+                    // No version.info: the vendor knows (a real installation and the
+                    // simulator answer the same question).
+                    Err(e) => match queries::driver_version() {
+                        Ok(t) => HdkFacts {
+                            version: HdkVersion::parse(&t),
+                            text: Some(t),
+                            source: "aclsysGetVersionStr(\"driver\")".into(),
+                        },
+                        Err(q) => HdkFacts { version: None, text: None, source: format!("{e}; {q}") },
+                    },
                 }
             };
             log::info!(target: "regcheck", "driver (HDK) version {:?} from {}", facts.text, facts.source);

@@ -116,6 +116,16 @@ impl HostRegistry {
     }
 }
 
+/// What regcheck knows of physical memory mapped with the VMM API (`aclrtMallocPhysical`'s
+/// properties), kept per `aclrtMapMem` mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VmmAttr {
+    /// `aclrtPhysicalMemProp.memAttr` (`aclrtMemAttr`).
+    pub mem_attr: u32,
+    /// `aclrtPhysicalMemProp.location.type` is `ACL_MEM_LOCATION_TYPE_HOST` (or host NUMA).
+    pub host: bool,
+}
+
 /// Allocations seen through the vendor's allocators (`aclrtMallocHost`, `aclrtMalloc`),
 /// with a payload (the `aclrtMalloc` policy).
 #[derive(Debug, Clone)]

@@ -1,0 +1,527 @@
+//! `Initialize`'s options (and a `HixlCS*` config's `global_resource_config`): what regcheck
+//! understands of them, and which engine HIXL's engine factory selects from them.
+//!
+//! The option JSON is parsed with `serde_json`; any input, however malformed or deep, gives a
+//! value or a problem, never a panic.
+
+use serde_json::Value;
+
+use super::{Finding, ProductClass, RuleId};
+
+/// One configured transport: `protocol[:placement]`, lower-case (`hccs:device`, `roce:host`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transport {
+    pub protocol: String,
+    pub placement: Option<String>,
+}
+
+impl Transport {
+    /// Parse `"roce:host"`, `"hccs"`; `None` for an empty string.
+    pub fn parse(s: &str) -> Option<Transport> {
+        let s = s.trim().to_ascii_lowercase();
+        if s.is_empty() {
+            return None;
+        }
+        Some(match s.split_once(':') {
+            Some((p, pl)) => Transport {
+                protocol: p.trim().to_string(),
+                placement: Some(pl.trim().to_string()).filter(|x| !x.is_empty()),
+            },
+            None => Transport { protocol: s, placement: None },
+        })
+    }
+
+    /// `protocol:placement` (or just the protocol).
+    pub fn text(&self) -> String {
+        match &self.placement {
+            Some(p) => format!("{}:{p}", self.protocol),
+            None => self.protocol.clone(),
+        }
+    }
+
+    fn matches(&self, other: &Transport) -> bool {
+        self.protocol == other.protocol
+            && (self.placement.is_none() || other.placement.is_none() || self.placement == other.placement)
+    }
+}
+
+/// The `BufferPool` option of the comm engine (`"<count>:<MB each>"`; `"0:0"` turns it off).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum BufferPool {
+    /// Not given: the comm engine makes its default pool (4 buffers of 8 MB).
+    #[default]
+    Default,
+    /// `"0:0"`.
+    Disabled,
+    /// `"<count>:<MB>"`, both above 0.
+    Sized { count: u64, mb: u64 },
+    /// Anything else: the comm engine's Initialize refuses it.
+    Invalid(String),
+}
+
+impl BufferPool {
+    /// Read the option's value as the comm engine does.
+    pub fn parse(v: &str) -> BufferPool {
+        if v.is_empty() {
+            return BufferPool::Default;
+        }
+        if v == "0:0" {
+            return BufferPool::Disabled;
+        }
+        let mut parts = v.split(':');
+        let (Some(c), Some(m), None) = (parts.next(), parts.next(), parts.next()) else {
+            return BufferPool::Invalid(v.to_string());
+        };
+        match (c.parse::<u64>(), m.parse::<u64>()) {
+            (Ok(count), Ok(mb)) if count > 0 && mb > 0 && count.checked_mul(mb).is_some() => {
+                BufferPool::Sized { count, mb }
+            }
+            _ => BufferPool::Invalid(v.to_string()),
+        }
+    }
+
+    /// The comm engine stages transfers of unregistered ranges through a pool.
+    pub fn stages(&self) -> bool {
+        matches!(self, BufferPool::Default | BufferPool::Sized { .. })
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            BufferPool::Default => "default (4 buffers of 8 MB)".into(),
+            BufferPool::Disabled => "off (\"0:0\")".into(),
+            BufferPool::Sized { count, mb } => format!("{count} buffers of {mb} MB"),
+            BufferPool::Invalid(v) => format!("invalid ({v:?})"),
+        }
+    }
+}
+
+/// What regcheck understood of `Initialize`'s options (or of a `HixlCS*` config).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionsFacts {
+    /// The transports the instance may use; `None` when the options do not say.
+    pub transports: Option<Vec<Transport>>,
+    /// Which option(s) the transports came from.
+    pub transport_source: String,
+    /// `AutoConnect=1`: transfers may go to engines without an explicit Connect.
+    pub auto_connect: bool,
+    /// `EnableUseFabricMem=1` (HCCS fabric memory).
+    pub fabric_mem: bool,
+    /// A non-empty `LocalCommRes` (or `adxl.LocalCommRes`): `Some(version)` with the JSON's
+    /// string `version` when it has one.
+    pub local_comm_res: Option<Option<String>>,
+    /// `GlobalResourceConfig`'s `local_comm_res_path`: where HIXL reads `LocalCommRes` from
+    /// when the option itself is not given.
+    pub local_comm_res_path: Option<String>,
+    /// `comm_resource_config.protocol_desc` is given and not empty.
+    pub protocol_desc: bool,
+    /// `BufferPool` (or `adxl.BufferPool`).
+    pub buffer_pool: BufferPool,
+    /// The option names given, in order.
+    pub keys: Vec<String>,
+    /// Values HIXL's option parser refuses (its Initialize fails with PARAM_INVALID).
+    pub invalid: Vec<String>,
+    /// Options regcheck could not make sense of (logged once at info level).
+    pub problems: Vec<String>,
+}
+
+impl OptionsFacts {
+    /// An HCCS transport is configured. `None`: transports unknown.
+    pub fn hccs(&self) -> Option<bool> {
+        self.transports.as_ref().map(|t| t.iter().any(|t| t.protocol == "hccs"))
+    }
+
+    /// A host RoCE transport (`roce:host`) is configured. `None`: transports unknown.
+    pub fn roce_host(&self) -> Option<bool> {
+        self.transports
+            .as_ref()
+            .map(|t| t.iter().any(|t| t.protocol == "roce" && t.placement.as_deref() == Some("host")))
+    }
+
+    /// The transports as text, for messages.
+    pub fn transports_text(&self) -> String {
+        match &self.transports {
+            Some(t) if !t.is_empty() => t.iter().map(Transport::text).collect::<Vec<_>>().join(", "),
+            Some(_) => "none".into(),
+            None => "unknown".into(),
+        }
+    }
+
+    /// `LocalCommRes` read from `local_comm_res_path` (HIXL reads the file only when the
+    /// option itself is absent or empty).
+    pub fn set_local_comm_res_from_file(&mut self, text: &str) {
+        if self.local_comm_res.is_none() {
+            self.read_local_comm_res(text, "local_comm_res_path");
+        }
+    }
+
+    fn read_local_comm_res(&mut self, text: &str, what: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match parse_object(text) {
+            Ok(v) => {
+                let version = v.get("version").and_then(Value::as_str).map(str::to_string);
+                self.local_comm_res = Some(version);
+                if let Some(e) = endpoint_list(&v) {
+                    self.set_endpoints(e);
+                }
+            }
+            Err(e) => {
+                self.local_comm_res = Some(None);
+                self.invalid.push(format!("{what}: {e}"));
+            }
+        }
+    }
+
+    fn set_endpoints(&mut self, endpoints: Vec<Transport>) {
+        self.transports = Some(match self.transports.take() {
+            Some(desc) => {
+                self.transport_source =
+                    "LocalCommRes endpoint_list filtered by GlobalResourceConfig protocol_desc".into();
+                endpoints.into_iter().filter(|t| desc.iter().any(|x| x.matches(t))).collect()
+            }
+            None => {
+                self.transport_source = "LocalCommRes endpoint_list".into();
+                endpoints
+            }
+        });
+    }
+}
+
+/// `Initialize`'s option names (vendor headers `hixl_types.h`, `adxl_types.h`).
+pub mod option {
+    pub const ENABLE_USE_FABRIC_MEM: &str = "EnableUseFabricMem";
+    pub const GLOBAL_RESOURCE_CONFIG: &str = "GlobalResourceConfig";
+    pub const AUTO_CONNECT: &str = "AutoConnect";
+    pub const LOCAL_COMM_RES: &str = "LocalCommRes";
+    pub const ADXL_LOCAL_COMM_RES: &str = "adxl.LocalCommRes";
+    pub const BUFFER_POOL: &str = "BufferPool";
+    pub const ADXL_BUFFER_POOL: &str = "adxl.BufferPool";
+    pub const RDMA_TRAFFIC_CLASS: &str = "RdmaTrafficClass";
+    pub const ADXL_RDMA_TRAFFIC_CLASS: &str = "adxl.RdmaTrafficClass";
+    pub const RDMA_SERVICE_LEVEL: &str = "RdmaServiceLevel";
+    pub const ADXL_RDMA_SERVICE_LEVEL: &str = "adxl.RdmaServiceLevel";
+}
+
+/// A JSON text that must be an object.
+fn parse_object(text: &str) -> Result<Value, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("invalid JSON ({e})")),
+    }
+}
+
+fn transports_of(v: &Value) -> Result<Vec<Transport>, String> {
+    match v {
+        Value::String(s) => Ok(Transport::parse(s).into_iter().collect()),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_str().map(Transport::parse).ok_or_else(|| "protocol_desc entries must be strings".to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.into_iter().flatten().collect()),
+        _ => Err("protocol_desc must be a string or an array of strings".into()),
+    }
+}
+
+/// The `endpoint_list[]` transports of a LocalCommRes object (`None` when it has none: the
+/// endpoints are then generated by HIXL and unknown here).
+fn endpoint_list(v: &Value) -> Option<Vec<Transport>> {
+    let list = v.get("endpoint_list")?.as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|ep| {
+                let p = ep.get("protocol")?.as_str()?.trim();
+                let placement = ep.get("placement").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+                (!p.is_empty()).then(|| Transport {
+                    protocol: p.to_ascii_lowercase(),
+                    placement: placement.map(str::to_ascii_lowercase),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// What a GlobalResourceConfig (or `global_resource_config`) JSON says.
+#[derive(Debug, Default)]
+struct GlobalConfig {
+    protocol_desc: Option<Vec<Transport>>,
+    local_comm_res_path: Option<String>,
+}
+
+/// Read a GlobalResourceConfig text the way HIXL does: an object whose *flat* keys
+/// (`"comm_resource_config.protocol_desc"`, `"comm_resource_config.listen_port"`...) carry the
+/// settings. A nested `comm_resource_config` object is not read by HIXL (a problem is noted).
+fn global_config(text: &str, facts: &mut OptionsFacts, what: &str) -> GlobalConfig {
+    let mut g = GlobalConfig::default();
+    if text.is_empty() {
+        return g;
+    }
+    let v = match parse_object(text) {
+        Ok(v) => v,
+        Err(e) => {
+            facts.invalid.push(format!("{what}: {e}"));
+            return g;
+        }
+    };
+    if let Some(d) = v.get("comm_resource_config.protocol_desc") {
+        match transports_of(d) {
+            Ok(t) => g.protocol_desc = Some(t),
+            Err(e) => facts.invalid.push(format!("{what}: {e}")),
+        }
+    } else if v.get("comm_resource_config").and_then(|c| c.get("protocol_desc")).is_some() {
+        facts.problems.push(format!(
+            "{what}: a nested \"comm_resource_config\" object is not read by HIXL (it reads the flat key \"comm_resource_config.protocol_desc\")"
+        ));
+    }
+    if let Some(p) = v.get("comm_resource_config.listen_port") {
+        let ok = p
+            .as_u64()
+            .or_else(|| p.as_str().and_then(|s| s.trim().parse().ok()))
+            .is_some_and(|n| (1..=65535).contains(&n));
+        if !ok {
+            facts.invalid.push(format!("{what}: comm_resource_config.listen_port {p} is not in [1, 65535]"));
+        }
+    }
+    match v.get("local_comm_res_path") {
+        Some(Value::String(s)) if !s.is_empty() => g.local_comm_res_path = Some(s.clone()),
+        Some(_) => facts.invalid.push(format!("{what}: local_comm_res_path must be a non-empty string")),
+        None => {}
+    }
+    g
+}
+
+/// A `0`/`1` option value as HIXL reads it (`None`: refused).
+fn zero_or_one(v: &str) -> Option<bool> {
+    match v.trim().parse::<u32>() {
+        Ok(0) => Some(false),
+        Ok(1) => Some(true),
+        _ => None,
+    }
+}
+
+/// Read `Initialize`'s options:
+///
+/// - `GlobalResourceConfig`: a JSON object whose flat key `"comm_resource_config.protocol_desc"`
+///   is a string or an array of strings `"<protocol>:<placement>"` (`"hccs:device"`,
+///   `"roce:host"`...); `local_comm_res_path` names a file holding `LocalCommRes`;
+/// - `LocalCommRes` / `adxl.LocalCommRes`: a JSON object with a `version` and, optionally, an
+///   `endpoint_list[]` of `protocol` and `placement` (filtered by `protocol_desc` when both
+///   are given, as HIXL does);
+/// - `EnableUseFabricMem` = `1`: HCCS fabric memory (an `hccs:device` transport);
+/// - `AutoConnect` = `1`: transfers need no explicit Connect;
+/// - `BufferPool` / `adxl.BufferPool`: the comm engine's staging pool.
+///
+/// What HIXL's own parser refuses is listed in `invalid`.
+pub fn parse_options(options: &[(String, String)]) -> OptionsFacts {
+    let mut facts = OptionsFacts::default();
+    let get = |name: &str| options.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    facts.keys = options.iter().map(|(k, _)| k.clone()).collect();
+    let global = match get(option::GLOBAL_RESOURCE_CONFIG) {
+        Some(text) => global_config(text, &mut facts, option::GLOBAL_RESOURCE_CONFIG),
+        None => GlobalConfig::default(),
+    };
+    if let Some(d) = global.protocol_desc {
+        facts.protocol_desc = !d.is_empty();
+        facts.transport_source = "GlobalResourceConfig comm_resource_config.protocol_desc".into();
+        facts.transports = Some(d);
+    }
+    facts.local_comm_res_path = global.local_comm_res_path;
+    let lcr = get(option::LOCAL_COMM_RES).or_else(|| get(option::ADXL_LOCAL_COMM_RES));
+    if let Some(text) = lcr {
+        facts.read_local_comm_res(text, option::LOCAL_COMM_RES);
+    }
+    if let Some(v) = get(option::ENABLE_USE_FABRIC_MEM).filter(|v| !v.is_empty()) {
+        match zero_or_one(v) {
+            Some(on) => facts.fabric_mem = on,
+            None => facts.invalid.push(format!("{}: {v:?} is neither 0 nor 1", option::ENABLE_USE_FABRIC_MEM)),
+        }
+    }
+    if let Some(v) = get(option::AUTO_CONNECT) {
+        match zero_or_one(v) {
+            Some(on) => facts.auto_connect = on,
+            None => facts.invalid.push(format!("{}: {v:?} is neither 0 nor 1", option::AUTO_CONNECT)),
+        }
+    }
+    if let Some(v) = get(option::BUFFER_POOL).or_else(|| get(option::ADXL_BUFFER_POOL)) {
+        facts.buffer_pool = BufferPool::parse(v);
+    }
+    if facts.fabric_mem {
+        let t = facts.transports.get_or_insert_with(Vec::new);
+        if !t.iter().any(|t| t.protocol == "hccs") {
+            t.push(Transport { protocol: "hccs".into(), placement: Some("device".into()) });
+        }
+        if facts.transport_source.is_empty() {
+            facts.transport_source = "EnableUseFabricMem=1".into();
+        } else {
+            facts.transport_source.push_str(" + EnableUseFabricMem=1");
+        }
+    }
+    facts
+}
+
+/// A `HixlCS*` config's `global_resource_config` JSON (`None`: not given).
+pub fn parse_cs_config(global_resource_config: Option<&str>) -> OptionsFacts {
+    let mut facts = OptionsFacts::default();
+    if let Some(text) = global_resource_config {
+        let g = global_config(text, &mut facts, "global_resource_config");
+        if let Some(d) = g.protocol_desc {
+            facts.protocol_desc = !d.is_empty();
+            facts.transports = Some(d);
+            facts.transport_source = "global_resource_config comm_resource_config.protocol_desc".into();
+        }
+    }
+    facts
+}
+
+// ---------------------------------------------------------------------------------------
+// The engine HIXL selects
+// ---------------------------------------------------------------------------------------
+
+/// The engines of `hixl::Hixl` (hicann/hixl `src/hixl/engine/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// `CommEngine` over the ADXL inner engine (HCCL communication domains).
+    Comm,
+    /// `HixlEngine`, built on the HixlCS client/server.
+    HixlCs,
+    /// `FabricMemEngine` (HCCS fabric memory, Atlas A3).
+    FabricMem,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Comm => "comm",
+            Engine::HixlCs => "hixl_cs",
+            Engine::FabricMem => "fabric_mem",
+        }
+    }
+
+    /// The options this engine's Initialize accepts (any other name: PARAM_INVALID).
+    fn supported(self, key: &str) -> bool {
+        use option::*;
+        let common = [
+            RDMA_TRAFFIC_CLASS,
+            ADXL_RDMA_TRAFFIC_CLASS,
+            RDMA_SERVICE_LEVEL,
+            ADXL_RDMA_SERVICE_LEVEL,
+            LOCAL_COMM_RES,
+            ADXL_LOCAL_COMM_RES,
+            BUFFER_POOL,
+            ADXL_BUFFER_POOL,
+            AUTO_CONNECT,
+            GLOBAL_RESOURCE_CONFIG,
+        ];
+        common.contains(&key) || (self != Engine::HixlCs && key == ENABLE_USE_FABRIC_MEM)
+    }
+}
+
+/// The engine a configuration selects, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineChoice {
+    pub engine: Engine,
+    pub reason: String,
+}
+
+/// The engine HIXL's factory (`EngineFactory::CreateEngine`) selects: `EnableUseFabricMem=1`
+/// -> fabric memory; a non-empty `LocalCommRes` -> comm, unless its JSON `version` is the
+/// string `"1.3"` (hixl_cs); a non-empty `protocol_desc` -> hixl_cs; an Ascend 950 SoC (a name
+/// containing `Ascend950`) -> hixl_cs; anything else -> comm. `soc` is what
+/// `aclrtGetSocName` answers (`None`: nothing, and the factory falls back to comm).
+pub fn select_engine(o: &OptionsFacts, soc: Option<&str>) -> EngineChoice {
+    let choice = |engine, reason: String| EngineChoice { engine, reason };
+    if o.fabric_mem {
+        return choice(Engine::FabricMem, "EnableUseFabricMem=1".into());
+    }
+    if let Some(version) = &o.local_comm_res {
+        return match version.as_deref() {
+            Some("1.3") => choice(Engine::HixlCs, "LocalCommRes version \"1.3\"".into()),
+            Some(v) => choice(Engine::Comm, format!("LocalCommRes version {v:?} (not \"1.3\")")),
+            None => choice(Engine::Comm, "LocalCommRes without a version \"1.3\"".into()),
+        };
+    }
+    if o.protocol_desc {
+        return choice(Engine::HixlCs, "comm_resource_config.protocol_desc is configured".into());
+    }
+    match soc {
+        Some(s) if s.contains("Ascend950") => choice(Engine::HixlCs, format!("SoC {s} is an Ascend 950")),
+        Some(s) => choice(Engine::Comm, format!("default options on SoC {s}")),
+        None => choice(Engine::Comm, "default options, SoC unknown (aclrtGetSocName gave nothing)".into()),
+    }
+}
+
+/// The HDK version from which fabric memory works on Atlas A3.
+pub const HDK_FABRIC_MEM: &str = "25.5.0";
+/// The HDK version from which memory mapped with the VMM API (`aclrtMapMem`) can be
+/// registered with the fabric-memory engine (it needs `aclrtMemRetainAllocationHandle`).
+pub const HDK_FABRIC_VMM: &str = "26.0.0";
+
+/// `HIXL-INIT-OPTIONS`: what the selected engine's `Initialize` refuses (PARAM_INVALID).
+pub fn check_options(o: &OptionsFacts, e: &EngineChoice) -> Vec<Finding> {
+    let mut problems: Vec<String> = o.invalid.clone();
+    for k in o.keys.iter().filter(|k| !e.engine.supported(k)) {
+        problems.push(format!("{k:?} is not an option of the {} engine", e.engine.name()));
+    }
+    match (&o.buffer_pool, e.engine) {
+        (BufferPool::Invalid(v), Engine::Comm) => {
+            problems.push(format!("BufferPool {v:?} is not \"<count>:<MB>\" with both above 0 (or \"0:0\")"))
+        }
+        (BufferPool::Default | BufferPool::Disabled, _) | (_, Engine::Comm) => {}
+        (p, _) => problems.push(format!(
+            "BufferPool {} is not \"0:0\", the only value the {} engine accepts",
+            p.text(),
+            e.engine.name()
+        )),
+    }
+    problems
+        .into_iter()
+        .map(|p| {
+            Finding::new(
+                RuleId::HixlInitOptions,
+                "options",
+                format!("{p}: HIXL's Initialize refuses it (PARAM_INVALID) on the {} engine ({})", e.engine.name(), e.reason),
+                "fix or drop the option (see the HIXL options reference); regcheck forwards the call and the vendor answers",
+            )
+        })
+        .collect()
+}
+
+/// `HIXL-INIT-FABRIC-MEM`: `EnableUseFabricMem=1` needs Atlas A3 and HDK 25.5 or later.
+/// `Err` names what is unknown.
+pub fn check_fabric_mem(
+    o: &OptionsFacts,
+    product: &ProductClass,
+    hdk: &super::HdkFact,
+) -> Result<Option<Finding>, super::Skip> {
+    if !o.fabric_mem {
+        return Ok(None);
+    }
+    let rule = RuleId::HixlInitFabricMem;
+    let a3 = product.family_is(super::products::Family::AtlasA3);
+    match a3 {
+        None => return Err(product.skip(rule)),
+        Some(false) => {
+            return Ok(Some(Finding::new(
+                rule,
+                "options",
+                format!("EnableUseFabricMem=1 on {}: fabric memory exists only on Atlas A3", product.name()),
+                "drop EnableUseFabricMem on this product (register aclrtMalloc memory with the default engine)",
+            )))
+        }
+        Some(true) => {}
+    }
+    let min = crate::platform::hdk::HdkVersion::parse(HDK_FABRIC_MEM);
+    match (hdk.version, min) {
+        (Some(v), Some(m)) if v < m => Ok(Some(Finding::new(
+            rule,
+            "options",
+            format!("EnableUseFabricMem=1 with HDK {}: fabric memory needs HDK 25.5 or later", hdk.describe),
+            "upgrade the driver to HDK 25.5 or later (26.0 to register VMM-mapped memory), or drop EnableUseFabricMem",
+        ))),
+        (Some(_), _) => Ok(None),
+        (None, _) => Err(super::Skip::new(rule, "no-hdk", format!("the HDK version is unknown ({})", hdk.describe))),
+    }
+}

@@ -1,0 +1,621 @@
+//! Unit tests of the HIXL rules.
+
+use super::*;
+
+const GIB: u64 = 1 << 30;
+
+fn hixl(addr: usize, len: u64, ty: i64) -> RegArgs {
+    RegArgs { api: RegApi::Hixl, addr, len, ty }
+}
+
+fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
+    HixlReg { handle, addr, len, kind, tag: String::new() }
+}
+
+fn rules(v: &[Finding]) -> Vec<RuleId> {
+    v.iter().map(|f| f.rule).collect()
+}
+
+fn hdk(v: Option<&str>) -> HdkFact {
+    HdkFact { version: v.and_then(HdkVersion::parse), describe: v.unwrap_or("unknown (no version.info)").into() }
+}
+
+/// Facts of a clean registration on an initialised A2 instance.
+fn facts(opts: &OptionsFacts) -> RegFacts<'_> {
+    RegFacts {
+        state: InstanceState::Initialized,
+        thread: Some(ThreadFacts { same_thread: true, init_ctx: Some(Some(1)), current_ctx: Some(Some(1)) }),
+        links: Some(LinkFacts::default()),
+        identical: None,
+        overlap: None,
+        live: 0,
+        limit: 4000,
+        near_warned: false,
+        total_of_kind: 0,
+        product: ProductClass::from_soc(Some("Ascend910B1")),
+        hdk: hdk(Some("25.5.0")),
+        options: opts,
+        by_malloc_host: true,
+        dev_alloc: Some(Alloc { base: 0x1000, len: 1 << 20, extra: 1 }),
+        vmm: None,
+        engine: Some(Engine::Comm),
+        gaps: Some(vec![]),
+    }
+}
+
+#[test]
+fn clean_registrations_find_nothing() {
+    let o = parse_options(&[(
+        "GlobalResourceConfig".into(),
+        r#"{"comm_resource_config.protocol_desc":"hccs:device"}"#.into(),
+    )]);
+    let f = facts(&o);
+    let c = check_register(&hixl(0x1000, 4096, MEM_HOST), &f);
+    assert!(c.findings.is_empty() && c.skipped.is_empty(), "{c:?}");
+    // Device memory over HCCS: from a HUGE_ONLY allocation, on a 2 MiB boundary.
+    let f = RegFacts { dev_alloc: Some(Alloc { base: 2 << 20, len: 4 << 20, extra: 1 }), ..facts(&o) };
+    let c = check_register(&hixl(2 << 20, 4096, MEM_DEVICE), &f);
+    assert!(c.findings.is_empty() && c.skipped.is_empty(), "{c:?}");
+}
+
+#[test]
+fn argument_rules() {
+    assert_eq!(rules(&check_args(&hixl(0, 1, 1))), vec![RuleId::HixlRegNullAddr]);
+    assert_eq!(rules(&check_args(&hixl(1, 0, 1))), vec![RuleId::HixlRegLenZero]);
+    assert_eq!(rules(&check_args(&hixl(0, 0, 1))), vec![RuleId::HixlRegNullAddr, RuleId::HixlRegLenZero]);
+    assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 11, 0))), Vec::<RuleId>::new(), "ends exactly at the top");
+    assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 12, 0))), vec![RuleId::HixlRegRangeOverflow]);
+    assert_eq!(rules(&check_args(&hixl(0x1000, 1, 2))), vec![RuleId::HixlRegMemtype]);
+    let cs = RegArgs { api: RegApi::CsClient, addr: 0x1000, len: 1, ty: -1 };
+    let f = check_args(&cs);
+    assert_eq!(rules(&f), vec![RuleId::HixlRegMemtype]);
+    assert_eq!(f[0].arg, "mem->type");
+    assert!(f[0].fix.contains("COMM_MEM_TYPE_DEVICE"));
+    assert_eq!(hixl(0x1000, 1, 7).kind(), MemKind::Host, "the vendor treats it as host");
+    assert!(hixl(0, 1, 0).range().is_none());
+}
+
+#[test]
+fn initialised_state() {
+    assert!(check_initialized("x", InstanceState::Initialized).is_none());
+    assert!(check_initialized("x", InstanceState::Unknown).is_none(), "unknown instances are not judged");
+    let f = check_initialized("Hixl::RegisterMem", InstanceState::Constructed).unwrap();
+    assert_eq!(f.rule, RuleId::HixlNotInitialized);
+    assert!(f.problem.contains("not initialised"));
+    assert!(check_initialized("x", InstanceState::Finalized).unwrap().problem.contains("finalised"));
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    f.state = InstanceState::Finalized;
+    let c = check_register(&hixl(0, 1, 1), &f);
+    assert_eq!(c.findings[0].rule, RuleId::HixlNotInitialized, "first, like the vendor");
+}
+
+#[test]
+fn thread_rule() {
+    let t = |same, init, cur| ThreadFacts { same_thread: same, init_ctx: init, current_ctx: cur };
+    assert_eq!(check_thread("c", &t(true, None, None)), Ok(None));
+    assert_eq!(check_thread("c", &t(false, Some(Some(5)), Some(Some(5)))), Ok(None), "context was set");
+    let f = check_thread("c", &t(false, Some(Some(5)), Some(None))).unwrap().unwrap();
+    assert_eq!(f.rule, RuleId::HixlRegThread);
+    assert!(f.problem.contains("none") && f.problem.contains("0x5"), "{}", f.problem);
+    assert!(check_thread("c", &t(false, Some(Some(5)), Some(Some(6)))).unwrap().is_some());
+    assert_eq!(check_thread("c", &t(false, None, Some(Some(6)))).unwrap_err().key, "no-context");
+    assert!(check_thread("c", &t(false, Some(Some(1)), None)).is_err());
+}
+
+#[test]
+fn after_connect() {
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    f.links = Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![] });
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegAfterConnect]);
+    assert!(c.findings[0].problem.contains("links to \"b\""));
+    f.links = Some(LinkFacts { outgoing: vec![], incoming: vec!["peer".into()] });
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).has(RuleId::HixlRegAfterConnect), "a peer connected to us");
+    let same = reg(9, 0x1000, 1, MemKind::Host);
+    f.identical = Some(&same);
+    assert!(!check_register(&hixl(0x1000, 1, 1), &f).has(RuleId::HixlRegAfterConnect), "identical: no new region");
+    f.identical = None;
+    f.links = None;
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert!(c.findings.is_empty());
+    assert_eq!(c.skipped[0].rule, RuleId::HixlRegAfterConnect);
+}
+
+#[test]
+fn overlap() {
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    let other = reg(0x77, 0x1000, 0x2000, MemKind::Host);
+    f.overlap = Some(&other);
+    let c = check_register(&hixl(0x2000, 0x2000, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegOverlap]);
+    assert!(c.findings[0].problem.contains("handle 0x77"));
+    assert!(c.findings[0].fix.contains("DeregisterMem(0x77)"));
+}
+
+#[test]
+fn count_and_near() {
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    f.live = 3999;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.iter().all(|x| x.rule == RuleId::HixlRegCountNear));
+    f.near_warned = true;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.is_empty(), "4000th is allowed");
+    f.live = 4000;
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegCount]);
+    assert!(c.findings[0].problem.contains("4001"));
+    let same = reg(1, 0x1000, 1, MemKind::Host);
+    f.identical = Some(&same);
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.is_empty(), "identical: same handle, no new one");
+    f.identical = None;
+    f.live = 3599;
+    f.near_warned = false;
+    assert_eq!(rules(&check_register(&hixl(0x1000, 1, 1), &f).findings), vec![RuleId::HixlRegCountNear]);
+    f.live = 3598;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.is_empty());
+    assert_eq!(near_threshold(4000), 3600);
+    assert_eq!(near_threshold(1), 1);
+    assert_eq!(near_threshold(10), 9);
+    f.limit = 2;
+    f.live = 2;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).has(RuleId::HixlRegCount), "settable limit");
+    let cs = RegArgs { api: RegApi::CsServer, addr: 0x1000, len: 1, ty: 1 };
+    assert!(!check_register(&cs, &f).has(RuleId::HixlRegCount), "not a HixlCS rule");
+}
+
+#[test]
+fn caps() {
+    let a2 = ProductClass::from_soc(Some("Ascend910_9391"));
+    let mut sk = Vec::new();
+    let old = hdk(Some("25.3.rc1"));
+    let new = hdk(Some("25.5.0"));
+    let unknown = hdk(None);
+    assert!(check_caps(MemKind::Host, 20 * GIB, 0, &a2, &old, &mut sk).is_none(), "exactly the cap");
+    let f = check_caps(MemKind::Host, 1, 20 * GIB, &a2, &old, &mut sk).unwrap();
+    assert_eq!(f.rule, RuleId::HixlRegHostCap);
+    assert!(f.problem.contains("20 GiB") && f.fix.contains("25.5.0"), "{f:?}");
+    assert!(check_caps(MemKind::Host, 21 * GIB, 0, &a2, &new, &mut sk).is_none());
+    assert!(check_caps(MemKind::Host, 1, 1 << 40, &a2, &new, &mut sk).is_some());
+    let f = check_caps(MemKind::Host, 21 * GIB, 0, &a2, &unknown, &mut sk).unwrap();
+    assert!(f.problem.contains("unknown") && f.fix.contains("REGCHECK_HDK_VERSION"), "says so: {f:?}");
+    assert!(check_caps(MemKind::Device, 50 * GIB, 0, &a2, &new, &mut sk).is_none());
+    assert_eq!(check_caps(MemKind::Device, 1, 50 * GIB, &a2, &new, &mut sk).unwrap().rule, RuleId::HixlRegDeviceCap);
+    assert!(sk.is_empty());
+    let p950 = ProductClass::from_soc(Some("Ascend950PR_9579"));
+    assert!(check_caps(MemKind::Host, 2 << 40, 0, &p950, &old, &mut sk).is_none(), "A2/A3 only");
+    assert!(check_caps(MemKind::Host, 2 << 40, 0, &ProductClass::Unknown, &old, &mut sk).is_none());
+    assert_eq!(sk.len(), 1);
+    assert_eq!(sk[0].key, "no-soc");
+    check_caps(MemKind::Host, 2 << 40, 0, &ProductClass::from_soc(Some("Weird1")), &old, &mut sk);
+    assert_eq!(sk[1].key, "unlisted-soc");
+}
+
+#[test]
+fn host_origin_and_roce_950() {
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    f.by_malloc_host = false;
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegHostOrigin]);
+    assert!(c.findings[0].fix.contains("aclrtMallocHost"));
+    f.product = ProductClass::from_soc(Some("Ascend950PR_1"));
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert!(c.findings.is_empty());
+    assert_eq!(c.skipped[0].rule, RuleId::HixlRegHostRoce950, "950 without transports: skipped");
+    let roce = parse_options(&[(
+        "GlobalResourceConfig".into(),
+        r#"{"comm_resource_config.protocol_desc":["roce:host"]}"#.into(),
+    )]);
+    f.options = &roce;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.is_empty(), "malloc memory is right on 950");
+    f.by_malloc_host = true;
+    assert_eq!(rules(&check_register(&hixl(0x1000, 1, 1), &f).findings), vec![RuleId::HixlRegHostRoce950]);
+    let dev = parse_options(&[(
+        "GlobalResourceConfig".into(),
+        r#"{"comm_resource_config.protocol_desc":["roce:device"]}"#.into(),
+    )]);
+    f.options = &dev;
+    assert!(check_register(&hixl(0x1000, 1, 1), &f).findings.is_empty(), "device RoCE");
+    let cs = RegArgs { api: RegApi::CsClient, addr: 0x1000, len: 1, ty: 1 };
+    f.options = &roce;
+    assert!(check_register(&cs, &f).has(RuleId::HixlRegHostRoce950), "applies to HixlCS");
+    f.product = ProductClass::Unknown;
+    f.by_malloc_host = false;
+    let c = check_register(&hixl(0x1000, 1, 1), &f);
+    assert!(c.findings.is_empty());
+    assert!(c.skipped.iter().any(|s| s.rule == RuleId::HixlRegHostOrigin && s.key == "no-soc"));
+}
+
+#[test]
+fn host_unmapped() {
+    let o = OptionsFacts::default();
+    let mut f = facts(&o);
+    f.gaps = Some(vec![(0x2000, 0x3000)]);
+    let c = check_register(&hixl(0x1000, 0x3000, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegHostUnmapped]);
+    assert!(c.findings[0].problem.contains("[0x2000, 0x3000)"));
+    f.gaps = None;
+    let c = check_register(&hixl(0x1000, 0x3000, 1), &f);
+    assert_eq!(c.skipped[0].key, "no-memmap");
+    f.gaps = Some(vec![(0x2000, 0x3000)]);
+    assert!(check_register(&hixl(0x1000, 0x3000, 0), &f).findings.is_empty(), "device memory is not host-mapped");
+}
+
+#[test]
+fn device_origin_and_huge() {
+    let hccs = parse_options(&[("EnableUseFabricMem".into(), "1".into())]);
+    let mut f = facts(&hccs);
+    f.dev_alloc = None;
+    assert_eq!(rules(&check_register(&hixl(0x1000, 1, 0), &f).findings), vec![RuleId::HixlRegDeviceOrigin]);
+    const M2: usize = 2 << 20;
+    f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: 0 });
+    let c = check_register(&hixl(M2, 1, 0), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceHuge]);
+    assert!(c.findings[0].problem.contains("ACL_MEM_MALLOC_HUGE_FIRST"), "{:?}", c.findings[0]);
+    for ok in [1, 4, 6, 7, 0x1001] {
+        f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: ok });
+        assert!(check_register(&hixl(M2, 1, 0), &f).findings.is_empty(), "policy {ok:#x}");
+    }
+    f.dev_alloc = Some(Alloc { base: M2, len: 4096, extra: 0x1002 });
+    assert!(check_register(&hixl(M2, 1, 0), &f).findings[0].problem.contains("NORMAL_ONLY | 0x1000"));
+    // HCCS also wants a 2 MiB-aligned start.
+    f.dev_alloc = Some(Alloc { base: M2, len: 2 * M2, extra: 1 });
+    let c = check_register(&hixl(M2 + 0x1000, 1, 0), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceAlign]);
+    assert!(c.findings[0].fix.contains("0x400000"), "{:?}", c.findings[0]);
+    let none = OptionsFacts::default();
+    f.options = &none;
+    let c = check_register(&hixl(0x1000, 1, 0), &f);
+    assert!(c.findings.is_empty());
+    assert_eq!(c.skipped[0].key, "no-transport");
+    let roce = parse_options(&[(
+        "GlobalResourceConfig".into(),
+        r#"{"comm_resource_config.protocol_desc":"roce:device"}"#.into(),
+    )]);
+    f.options = &roce;
+    assert!(check_register(&hixl(0x1000, 1, 0), &f).findings.is_empty(), "not HCCS");
+}
+
+#[test]
+fn options_parsing() {
+    let o = |pairs: &[(&str, &str)]| {
+        parse_options(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>())
+    };
+    assert_eq!(o(&[]).transports, None);
+    let f = o(&[("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc":["roce:host","HCCS:device"]}"#)]);
+    assert_eq!(f.transports_text(), "roce:host, hccs:device");
+    assert_eq!(f.hccs(), Some(true));
+    assert_eq!(f.roce_host(), Some(true));
+    let f = o(&[("GlobalResourceConfig", r#"{"comm_resource_config": {"protocol_desc": "roce:device"}}"#)]);
+    assert_eq!(f.transports, None, "HIXL reads only the flat key");
+    assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+    let f = o(&[("GlobalResourceConfig", r#"{"connect_pool.thread_num":"2"}"#)]);
+    assert_eq!(f.transports, None, "other global settings say nothing about transports");
+    let f = o(&[("GlobalResourceConfig", "{not json")]);
+    assert_eq!(f.transports, None);
+    assert_eq!(f.invalid.len(), 1, "HIXL refuses it");
+    let f = o(&[(
+        "LocalCommRes",
+        r#"{"version":"1.3","endpoint_list":[{"protocol":"roce","comm_id":"1.2.3.4","placement":"host"},{"protocol":"uboe","placement":"device"}]}"#,
+    )]);
+    assert_eq!(f.transports_text(), "roce:host, uboe:device");
+    let f = o(&[
+        (
+            "LocalCommRes",
+            r#"{"endpoint_list":[{"protocol":"roce","placement":"host"},{"protocol":"roce","placement":"device"}]}"#,
+        ),
+        ("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc":"roce:device"}"#),
+    ]);
+    assert_eq!(f.transports_text(), "roce:device", "filtered");
+    let f = o(&[("LocalCommRes", r#"{"version":"1.3"}"#)]);
+    assert_eq!(f.transports, None, "auto-generated endpoints: unknown");
+    let f = o(&[("LocalCommRes", "")]);
+    assert_eq!(f.transports, None);
+    let f = o(&[("EnableUseFabricMem", "1"), ("AutoConnect", "1")]);
+    assert_eq!(f.hccs(), Some(true));
+    assert!(f.auto_connect && f.fabric_mem);
+    assert!(f.transport_source.contains("EnableUseFabricMem"));
+    let f = o(&[("EnableUseFabricMem", "0"), ("BufferPool", "4:8")]);
+    assert_eq!(f.transports, None);
+    assert!(!f.auto_connect);
+    let f = parse_cs_config(Some(r#"{"comm_resource_config.protocol_desc":"hccs:device"}"#));
+    assert_eq!(f.hccs(), Some(true));
+    assert_eq!(parse_cs_config(None).transports, None);
+    assert_eq!(parse_cs_config(Some("[1]")).invalid.len(), 1);
+}
+
+/// The option forms of the vendor's samples parse without a problem, and select the engine
+/// the factory selects.
+#[test]
+fn option_forms_and_engine_selection() {
+    let o = |pairs: &[(&str, &str)]| {
+        parse_options(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>())
+    };
+    let a2 = Some("Ascend910B1");
+    let clean = |f: &OptionsFacts| f.problems.is_empty() && f.invalid.is_empty();
+    // Legacy flow: LocalCommRes 1.2, listen_port in the resource JSON, BufferPool off.
+    let legacy = o(&[
+        ("LocalCommRes", r#"{"version": "1.2"}"#),
+        ("GlobalResourceConfig", r#"{"comm_resource_config.listen_port": 26000}"#),
+        ("BufferPool", "0:0"),
+    ]);
+    assert!(clean(&legacy), "{legacy:?}");
+    assert_eq!(legacy.buffer_pool, BufferPool::Disabled);
+    let e = select_engine(&legacy, a2);
+    assert_eq!(e.engine, Engine::Comm, "{}", e.reason);
+    assert!(check_options(&legacy, &e).is_empty());
+    // LocalCommRes 1.3: hixl_cs, whatever else is given.
+    let v13 = o(&[("LocalCommRes", r#"{"version": "1.3"}"#), ("GlobalResourceConfig", "")]);
+    assert_eq!(select_engine(&v13, a2).engine, Engine::HixlCs);
+    let num = o(&[("adxl.LocalCommRes", r#"{"version": 1.3}"#)]);
+    assert_eq!(select_engine(&num, a2).engine, Engine::Comm, "a number is not the string \"1.3\"");
+    // protocol_desc lists: hixl_cs.
+    for desc in [r#""roce:device""#, r#"["hccs:device"]"#, r#"["ub_ctp:host","ub_ctp:device"]"#] {
+        let f = o(&[("GlobalResourceConfig", &format!(r#"{{"comm_resource_config.protocol_desc": {desc}}}"#))]);
+        assert!(clean(&f), "{desc}: {f:?}");
+        let e = select_engine(&f, a2);
+        assert_eq!(e.engine, Engine::HixlCs, "{desc}");
+        assert!(check_options(&f, &e).is_empty(), "{desc}");
+    }
+    let empty = o(&[("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": []}"#)]);
+    assert_eq!(select_engine(&empty, a2).engine, Engine::Comm, "an empty list selects nothing");
+    // Fabric memory first of all.
+    let fm = o(&[("EnableUseFabricMem", "1"), ("LocalCommRes", r#"{"version": "1.3"}"#)]);
+    assert_eq!(select_engine(&fm, a2).engine, Engine::FabricMem);
+    // The SoC last: an Ascend 950 selects hixl_cs; anything else, or nothing, comm.
+    let none = o(&[]);
+    assert_eq!(select_engine(&none, Some("Ascend950PR_9579")).engine, Engine::HixlCs);
+    assert_eq!(select_engine(&none, Some("Ascend910_9391")).engine, Engine::Comm);
+    assert_eq!(select_engine(&none, None).engine, Engine::Comm);
+    // What the engines' Initialize refuses.
+    let bp = o(&[
+        ("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": "roce:device"}"#),
+        ("BufferPool", "4:8"),
+    ]);
+    let f = check_options(&bp, &select_engine(&bp, a2));
+    assert_eq!(rules(&f), vec![RuleId::HixlInitOptions]);
+    assert!(f[0].problem.contains("hixl_cs"), "{}", f[0].problem);
+    let efm0 = o(&[
+        ("EnableUseFabricMem", "0"),
+        ("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": "roce:device"}"#),
+    ]);
+    assert!(check_options(&efm0, &select_engine(&efm0, a2))[0].problem.contains("EnableUseFabricMem"));
+    let bad = o(&[("AutoConnect", ""), ("EnableUseFabricMem", "2"), ("Nope", "1"), ("BufferPool", "x")]);
+    assert_eq!(check_options(&bad, &select_engine(&bad, a2)).len(), 4, "{bad:?}");
+    assert_eq!(BufferPool::parse("4:8"), BufferPool::Sized { count: 4, mb: 8 });
+    assert!(matches!(BufferPool::parse("0:8"), BufferPool::Invalid(_)));
+    assert!(BufferPool::parse("").stages() && !BufferPool::parse("0:0").stages());
+}
+
+#[test]
+fn fabric_mem_needs_a3_and_hdk_25_5() {
+    let on = OptionsFacts { fabric_mem: true, ..OptionsFacts::default() };
+    let a3 = ProductClass::from_soc(Some("Ascend910_9391"));
+    let a2 = ProductClass::from_soc(Some("Ascend910B1"));
+    assert_eq!(check_fabric_mem(&on, &a3, &hdk(Some("25.5.0"))), Ok(None));
+    assert_eq!(check_fabric_mem(&on, &a3, &hdk(Some("26.0.rc1"))), Ok(None));
+    let old = check_fabric_mem(&on, &a3, &hdk(Some("25.3.rc1"))).unwrap().unwrap();
+    assert_eq!(old.rule, RuleId::HixlInitFabricMem);
+    assert!(old.problem.contains("25.5"), "{}", old.problem);
+    let wrong = check_fabric_mem(&on, &a2, &hdk(Some("26.0.0"))).unwrap().unwrap();
+    assert!(wrong.problem.contains("Atlas A3"), "{}", wrong.problem);
+    assert!(check_fabric_mem(&on, &a3, &hdk(None)).is_err(), "unknown HDK: skipped");
+    assert!(check_fabric_mem(&on, &ProductClass::Unknown, &hdk(Some("26.0.0"))).is_err());
+    assert_eq!(check_fabric_mem(&OptionsFacts::default(), &a2, &hdk(None)), Ok(None));
+}
+
+#[test]
+fn vmm_mapped_memory_is_device_memory() {
+    let hccs = parse_options(&[(
+        "GlobalResourceConfig".into(),
+        r#"{"comm_resource_config.protocol_desc": "hccs:device"}"#.into(),
+    )]);
+    let mut f = facts(&hccs);
+    f.dev_alloc = None;
+    f.vmm = Some(Alloc { base: 0x20_0000, len: 4 << 20, extra: VmmAttr { mem_attr: 4, host: false } });
+    assert!(check_register(&hixl(0x20_0000, 1 << 20, 0), &f).findings.is_empty(), "huge VMM memory: silent");
+    f.vmm = Some(Alloc { base: 0x20_0000, len: 4 << 20, extra: VmmAttr { mem_attr: 5, host: false } });
+    let c = check_register(&hixl(0x20_0000, 1 << 20, 0), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceHuge]);
+    assert!(c.findings[0].problem.contains("ACL_HBM_MEM_NORMAL"), "{}", c.findings[0].problem);
+    // The fabric memory engine registers VMM memory from HDK 26.0 only.
+    f.vmm = Some(Alloc { base: 0x20_0000, len: 4 << 20, extra: VmmAttr { mem_attr: 13, host: false } });
+    f.engine = Some(Engine::FabricMem);
+    f.hdk = hdk(Some("25.5.0"));
+    assert_eq!(rules(&check_register(&hixl(0x20_0000, 1 << 20, 0), &f).findings), vec![RuleId::HixlRegFabricVmm]);
+    f.hdk = hdk(Some("26.0.0"));
+    assert!(check_register(&hixl(0x20_0000, 1 << 20, 0), &f).findings.is_empty());
+    assert!(vmm_attr_is_huge(13) && !vmm_attr_is_huge(12));
+    assert_eq!(vmm_attr_name(99), "memAttr 99");
+}
+
+#[test]
+fn engine_dependent_defaults() {
+    use crate::rules::Action;
+    let opts = OptionsFacts::default();
+    let mut f = facts(&opts);
+    let zero = &check_register(&hixl(0x1000, 0, 1), &f).findings;
+    assert_eq!(rules(zero), vec![RuleId::HixlRegLenZero]);
+    assert_eq!(zero[0].action, None, "comm records an empty region: the rule's default (warn)");
+    assert_eq!(RuleId::HixlRegLenZero.info().default, Action::Warn);
+    f.engine = Some(Engine::FabricMem);
+    assert_eq!(check_register(&hixl(0x1000, 0, 1), &f).findings[0].action, Some(Action::Error));
+    assert_eq!(RuleId::HixlRegLenZero.info().default_text(), "warn (fabric_mem: error)");
+}
+
+#[test]
+fn option_json_never_panics() {
+    // Generated inputs: every prefix of tricky texts, deep nesting, odd bytes.
+    let seeds = [
+        r#"{"comm_resource_config.protocol_desc": ["roce:host", "hccs:device"], "comm_resource_config.listen_port": 26000}"#,
+        r#"{"version": "1.3", "endpoint_list": [{"protocol": "roce", "placement": "host"}, {"protocol": 7}]}"#,
+        r#"{"a": [1, -2.5e3, true, false, null, "x\"\u0041\ud800"]}"#,
+        "\u{feff}{\"version\":\"1.3\"}",
+    ];
+    let deep = "[".repeat(200) + &"]".repeat(200);
+    let deep_obj = "{\"a\":".repeat(100) + "1" + &"}".repeat(100);
+    for text in ["[".repeat(100_000), "{\"a\":".repeat(50_000) + "1" + &"}".repeat(50_000)] {
+        let f = parse_options(&[("GlobalResourceConfig".into(), text.clone()), ("LocalCommRes".into(), text)]);
+        assert_eq!(f.invalid.len(), 2, "too deep: refused, not a crash");
+    }
+    for text in seeds.iter().map(|s| s.to_string()).chain([deep, deep_obj]) {
+        for cut in (0..=text.len()).filter(|i| text.is_char_boundary(*i)) {
+            let t = &text[..cut];
+            for key in ["GlobalResourceConfig", "LocalCommRes", "BufferPool", "AutoConnect", "EnableUseFabricMem"] {
+                let f = parse_options(&[(key.to_string(), t.to_string())]);
+                let _ = select_engine(&f, Some("Ascend950PR_9579"));
+                let _ = check_options(&f, &select_engine(&f, None));
+            }
+            let _ = parse_cs_config(Some(t));
+        }
+    }
+    let mut x: u32 = 12345;
+    for _ in 0..2000 {
+        let bytes: Vec<u8> = (0..(x % 64))
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                b"{}[]\",:0123456789.-eE truefalsnul\\u"[(x >> 16) as usize % 33]
+            })
+            .collect();
+        let t = String::from_utf8_lossy(&bytes).into_owned();
+        let _ = parse_options(&[("GlobalResourceConfig".into(), t.clone()), ("LocalCommRes".into(), t)]);
+    }
+}
+
+#[test]
+fn dereg_rules() {
+    let live = reg(0x42, 0x1000, 0x100, MemKind::Host);
+    let f = |state, live, links: Option<LinkFacts>| DeregFacts {
+        state,
+        live,
+        other_owner: None,
+        links,
+        engine: Some(Engine::FabricMem),
+    };
+    let ok = f(InstanceState::Initialized, Some(&live), Some(LinkFacts::default()));
+    assert!(check_dereg(RegApi::Hixl, 0x42, &ok).is_empty());
+    assert_eq!(rules(&check_dereg(RegApi::Hixl, 0, &ok)), vec![RuleId::HixlDeregNull]);
+    let cs = check_dereg(RegApi::CsServer, 0, &ok);
+    assert!(cs[0].fix.contains("HixlCSServerRegMem"));
+    let linked =
+        f(InstanceState::Initialized, Some(&live), Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![] }));
+    let d = check_dereg(RegApi::Hixl, 0x42, &linked);
+    assert_eq!(rules(&d), vec![RuleId::HixlDeregConnected]);
+    assert_eq!(d[0].action, None, "fabric_mem refuses it: the rule's default (error)");
+    let comm = DeregFacts { engine: Some(Engine::Comm), ..linked.clone() };
+    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &comm)[0].action, Some(crate::rules::Action::Warn), "comm accepts it");
+    let cs_out = DeregFacts { engine: Some(Engine::HixlCs), ..linked.clone() };
+    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_out)[0].action, Some(crate::rules::Action::Warn));
+    let cs_in = DeregFacts {
+        engine: Some(Engine::HixlCs),
+        links: Some(LinkFacts { outgoing: vec![], incoming: vec!["c".into()] }),
+        ..linked.clone()
+    };
+    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_in)[0].action, None, "clients connected: refused");
+    let unknown = f(InstanceState::Initialized, None, Some(LinkFacts::default()));
+    let u = check_dereg(RegApi::Hixl, 0x43, &unknown);
+    assert_eq!(rules(&u), vec![RuleId::HixlDeregUnknown]);
+    assert!(u[0].problem.contains("SUCCESS"));
+    let other = DeregFacts { other_owner: Some("engine-b".into()), ..unknown.clone() };
+    assert!(check_dereg(RegApi::Hixl, 0x43, &other)[0].problem.contains("engine-b"));
+    let unseen = f(InstanceState::Unknown, None, None);
+    assert!(check_dereg(RegApi::CsClient, 0x43, &unseen).is_empty(), "endpoint not seen: no judgement");
+    let fin = f(InstanceState::Finalized, None, None);
+    assert_eq!(rules(&check_dereg(RegApi::Hixl, 0x43, &fin)), vec![RuleId::HixlNotInitialized]);
+    assert_eq!(rules(&check_dereg(RegApi::Hixl, 0, &fin)), vec![RuleId::HixlDeregNull], "NULL first, like the vendor");
+}
+
+#[test]
+fn transfer_rules() {
+    let ok = XferFacts {
+        state: InstanceState::Initialized,
+        linked: Some(true),
+        engine: Some(Engine::HixlCs),
+        pool: false,
+        sync: true,
+    };
+    let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
+    let regd = |a: usize, n: u64| (a >= 0x1000 && a as u64 + n <= 0x2000).then_some(MemKind::Host);
+    assert!(check_transfer("T", "b", ok, &[op(0x1000, 0x9000, 0x1000)], regd).is_empty());
+    assert_eq!(
+        rules(&check_transfer("T", "b", XferFacts { linked: Some(false), ..ok }, &[op(0x1000, 1, 1)], regd)),
+        vec![RuleId::HixlXferNotConnected]
+    );
+    assert!(check_transfer("T", "b", XferFacts { linked: None, ..ok }, &[op(0x1000, 1, 1)], regd).is_empty());
+    assert_eq!(rules(&check_transfer("T", "b", ok, &[], regd)), vec![RuleId::HixlXferEmpty]);
+    let v = check_transfer("T", "b", ok, &[op(0x1000, 1, 1), op(0x1000, 1, 0), op(0, 1, 1)], regd);
+    assert_eq!(rules(&v), vec![RuleId::HixlXferEmpty]);
+    assert!(v[0].problem.contains("op 1 of 3: len is 0 (and 1 more op(s))"), "{}", v[0].problem);
+    let v = check_transfer("T", "b", ok, &[op(0x1800, 1, 0x1000), op(0x3000, 1, 1)], regd);
+    assert_eq!(rules(&v), vec![RuleId::HixlXferLocalUnregistered]);
+    assert!(v[0].problem.contains("op 0 of 2") && v[0].problem.contains("1 more"), "{}", v[0].problem);
+    assert_eq!(v[0].action, None, "hixl_cs refuses it");
+    let nf = XferFacts { state: InstanceState::Constructed, linked: Some(false), ..ok };
+    assert_eq!(rules(&check_transfer("T", "b", nf, &[], regd)), vec![RuleId::HixlNotInitialized]);
+}
+
+#[test]
+fn unregistered_transfers_by_engine() {
+    use crate::rules::Action;
+    let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
+    // [0x1000, 0x2000) registered host, [0x10000, 0x20000) registered device.
+    let regd = |a: usize, n: u64| {
+        let end = a as u64 + n;
+        if a >= 0x1000 && end <= 0x2000 {
+            Some(MemKind::Host)
+        } else if a >= 0x10000 && end <= 0x20000 {
+            Some(MemKind::Device)
+        } else {
+            None
+        }
+    };
+    let comm = XferFacts {
+        state: InstanceState::Initialized,
+        linked: Some(true),
+        engine: Some(Engine::Comm),
+        pool: true,
+        sync: true,
+    };
+    let unreg = [op(0x1000, 1, 0x10), op(0x5000, 1, 0x10)];
+    let staged = check_transfer("T", "b", comm, &unreg, regd);
+    assert_eq!(rules(&staged), vec![RuleId::HixlXferLocalUnregistered]);
+    assert_eq!(staged[0].action, Some(Action::Warn), "staged through the pool: works");
+    assert!(staged[0].problem.contains("staging buffer pool"), "{}", staged[0].problem);
+    let off = check_transfer("T", "b", XferFacts { pool: false, ..comm }, &unreg, regd);
+    assert_eq!(off[0].action, None, "pool off: fails");
+    assert!(off[0].problem.contains("0:0"), "{}", off[0].problem);
+    let asynchronous = check_transfer("T", "b", XferFacts { sync: false, ..comm }, &unreg, regd);
+    assert_eq!(asynchronous[0].action, None, "TransferAsync is not staged");
+    let mixed = check_transfer("T", "b", comm, &[op(0x10000, 1, 0x10), op(0x5000, 1, 0x10)], regd);
+    assert_eq!(mixed[0].action, None, "device op then an unregistered (host) op: PARAM_INVALID");
+    assert!(mixed[0].problem.contains("one transfer type"), "{}", mixed[0].problem);
+    let unknown = check_transfer("T", "b", XferFacts { engine: None, ..comm }, &unreg, regd);
+    assert_eq!(unknown[0].action, Some(Action::Warn), "engine unknown: no false rejection");
+    let fabric = check_transfer("T", "b", XferFacts { engine: Some(Engine::FabricMem), ..comm }, &unreg, regd);
+    assert_eq!(fabric[0].action, None);
+    assert!(check_transfer("T", "b", comm, &[op(0x10000, 1, 0x10), op(0x1000, 1, 0x10)], regd).is_empty());
+}
+
+#[test]
+fn leak() {
+    assert!(check_leak("Finalize", None, std::iter::empty()).is_none());
+    let regs: Vec<HixlReg> = (0..10).map(|i| reg(i + 1, 0x1000 * (i + 1), 0x10, MemKind::Host)).collect();
+    let f = check_leak("Finalize", Some("a"), regs.iter()).unwrap();
+    assert_eq!(f.rule, RuleId::HixlFinalizeLeak);
+    assert!(f.problem.contains("10 registration(s)") && f.problem.contains("and 2 more"), "{}", f.problem);
+    assert!(f.problem.contains("\"a\""));
+}
+
+#[test]
+fn skips_have_messages() {
+    let s = mem::no_transport(RuleId::HixlRegDeviceHuge);
+    assert!(s.message().starts_with("HIXL-REG-DEVICE-HUGE skipped: "));
+    assert_eq!(policy_name(1), "ACL_MEM_MALLOC_HUGE_ONLY");
+    assert_eq!(policy_name(99), "an unknown policy");
+    assert_eq!(Transport::parse(" ROCE : Host ").unwrap().text(), "roce:host");
+    assert!(Transport::parse(" ").is_none());
+    assert_eq!(Transport::parse("hccs").unwrap().text(), "hccs");
+}

@@ -1,0 +1,197 @@
+//! Transfer rules (`TransferSync`, `TransferAsync`) and the leak report at `Finalize`.
+
+use super::*;
+
+/// `hixl::TransferOpDesc` (24 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct TransferOpDesc {
+    pub local_addr: usize,
+    pub remote_addr: usize,
+    pub len: usize,
+}
+
+/// Facts about one transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XferFacts {
+    pub state: InstanceState,
+    /// `Some(false)`: no link to the remote engine; `None`: unknown or not needed
+    /// (AutoConnect, or an instance regcheck did not see).
+    pub linked: Option<bool>,
+    /// The engine the instance runs (`None`: not known).
+    pub engine: Option<Engine>,
+    /// The comm engine has a staging buffer pool (`BufferPool` absent or not `"0:0"`).
+    pub pool: bool,
+    /// `TransferSync` (the comm engine stages only those).
+    pub sync: bool,
+}
+
+/// How the vendor treats a transfer with unregistered local ranges on this configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unregistered {
+    /// Staged through the comm engine's buffer pool: works, slower.
+    Staged,
+    /// Refused (or failing inside HCCL), with why.
+    Fails(&'static str),
+    /// The engine is unknown: regcheck warns rather than reject a call that may work.
+    Unknown,
+}
+
+/// What the vendor does with unregistered local ranges (`mixed`: the ops' local memory kinds
+/// differ, with an unregistered range among them, which the staging path refuses).
+pub fn unregistered_outcome(f: &XferFacts, mixed: bool) -> Unregistered {
+    match f.engine {
+        Some(Engine::Comm) if !f.pool => Unregistered::Fails(
+            "the comm engine's buffer pool is off (BufferPool \"0:0\"), so nothing stages the range and the HCCL transfer fails",
+        ),
+        Some(Engine::Comm) if !f.sync => Unregistered::Fails(
+            "the comm engine stages only TransferSync through its buffer pool; TransferAsync goes to HCCL, which fails on unregistered memory",
+        ),
+        Some(Engine::Comm) if mixed => Unregistered::Fails(
+            "the comm engine would stage this call through its buffer pool, which needs every op of the call to be of one transfer type, and the ops mix registered device memory with unregistered (host) memory: PARAM_INVALID",
+        ),
+        Some(Engine::Comm) => Unregistered::Staged,
+        Some(Engine::HixlCs) => Unregistered::Fails("the hixl_cs engine refuses ranges outside registered memory (PARAM_INVALID)"),
+        Some(Engine::FabricMem) => {
+            Unregistered::Fails("the fabric memory engine refuses local ranges outside registered memory (PARAM_INVALID)")
+        }
+        None => Unregistered::Unknown,
+    }
+}
+
+/// `HIXL-NOT-INITIALIZED`, `HIXL-XFER-NOT-CONNECTED`, `HIXL-XFER-EMPTY`,
+/// `HIXL-XFER-LOCAL-UNREGISTERED`. O(n log m) through `registered` (the kind of the live
+/// registration containing a range), no allocation unless something is wrong.
+pub fn check_transfer(
+    call: &str,
+    remote: &str,
+    f: XferFacts,
+    ops: &[TransferOpDesc],
+    registered: impl Fn(usize, u64) -> Option<MemKind>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(nf) = check_initialized(call, f.state) {
+        out.push(nf);
+        return out;
+    }
+    if f.linked == Some(false) {
+        out.push(Finding::new(
+            RuleId::HixlXferNotConnected,
+            "remote_engine",
+            format!("this instance has no link to \"{remote}\""),
+            format!(
+                "Connect(\"{remote}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect"
+            ),
+        ));
+    }
+    if ops.is_empty() {
+        out.push(Finding::new(RuleId::HixlXferEmpty, "op_descs", "is empty", "pass at least one TransferOpDesc"));
+        return out;
+    }
+    let (mut bad, mut first_bad) = (0usize, None);
+    let (mut unreg, mut first_unreg) = (0usize, None);
+    // The comm engine's staging path: once a range needs the pool, each op's local kind
+    // (unregistered memory counts as host) must equal the previous op's.
+    let (mut staged_so_far, mut mixed, mut prev_kind) = (false, false, None);
+    for (i, op) in ops.iter().enumerate() {
+        if op.len == 0 || op.local_addr == 0 || op.remote_addr == 0 {
+            bad += 1;
+            first_bad.get_or_insert(i);
+            continue;
+        }
+        let kind = registered(op.local_addr, op.len as u64);
+        if kind.is_none() {
+            unreg += 1;
+            first_unreg.get_or_insert(i);
+            staged_so_far = true;
+        }
+        let kind = kind.unwrap_or(MemKind::Host);
+        if staged_so_far && prev_kind.is_some_and(|p| p != kind) {
+            mixed = true;
+        }
+        prev_kind = Some(kind);
+    }
+    let more = |n: usize| if n > 1 { format!(" (and {} more op(s))", n - 1) } else { String::new() };
+    if let Some(i) = first_bad {
+        let op = &ops[i];
+        let what = if op.len == 0 {
+            "len is 0"
+        } else if op.local_addr == 0 {
+            "local_addr is 0"
+        } else {
+            "remote_addr is 0"
+        };
+        out.push(Finding::new(
+            RuleId::HixlXferEmpty,
+            "op_descs",
+            format!("op {i} of {}: {what}{}", ops.len(), more(bad)),
+            "give every op non-zero local_addr, remote_addr and len",
+        ));
+    }
+    if let Some(i) = first_unreg {
+        let op = &ops[i];
+        let end = op.local_addr.saturating_add(op.len);
+        let range = format!(
+            "op {i} of {}: the local range [0x{:x}, 0x{end:x}) ({}) is not inside one live registration of this instance{}",
+            ops.len(),
+            op.local_addr,
+            human(op.len as u64),
+            more(unreg)
+        );
+        let fix = "RegisterMem the local buffer (before Connect) and keep each op inside one registered region";
+        let finding = match unregistered_outcome(&f, mixed) {
+            Unregistered::Staged => Finding::new(
+                RuleId::HixlXferLocalUnregistered,
+                "op_descs",
+                format!("{range}: the comm engine copies it through its staging buffer pool, which works but is slower than a direct transfer"),
+                format!("{fix} (a direct transfer); or set BufferPool to size the staging pool"),
+            )
+            .with_action(crate::rules::Action::Warn),
+            Unregistered::Fails(why) => {
+                Finding::new(RuleId::HixlXferLocalUnregistered, "op_descs", format!("{range}: {why}"), fix)
+            }
+            Unregistered::Unknown => Finding::new(
+                RuleId::HixlXferLocalUnregistered,
+                "op_descs",
+                format!("{range}: whether the vendor stages it (comm engine) or refuses it depends on the engine, which regcheck does not know for this instance"),
+                fix,
+            )
+            .with_action(crate::rules::Action::Warn),
+        };
+        out.push(finding);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Finalize / destruction
+// ---------------------------------------------------------------------------------------
+
+/// `HIXL-FINALIZE-LEAK`: registrations still live at Finalize or destruction.
+pub fn check_leak<'a>(call: &str, engine: Option<&str>, regs: impl Iterator<Item = &'a HixlReg>) -> Option<Finding> {
+    let regs: Vec<&HixlReg> = regs.collect();
+    if regs.is_empty() {
+        return None;
+    }
+    let total: u64 = regs.iter().map(|r| r.len).sum();
+    let mut shown: Vec<String> = regs
+        .iter()
+        .take(LIST_MAX)
+        .map(|r| format!("0x{:x} [0x{:x}, 0x{:x}) {} {}", r.handle, r.addr, r.end(), human(r.len), r.kind.name()))
+        .collect();
+    if regs.len() > LIST_MAX {
+        shown.push(format!("and {} more", regs.len() - LIST_MAX));
+    }
+    let who = engine.map_or(String::new(), |e| format!(" of \"{e}\""));
+    Some(Finding::new(
+        RuleId::HixlFinalizeLeak,
+        "this",
+        format!(
+            "{call}{who} with {} registration(s) ({}) never deregistered: {}",
+            regs.len(),
+            human(total),
+            shown.join("; ")
+        ),
+        "DeregisterMem every handle (after Disconnect) before Finalize",
+    ))
+}

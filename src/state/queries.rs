@@ -1,0 +1,77 @@
+//! Questions regcheck asks the vendor's ACL library about the environment: the SoC, the
+//! calling thread's device and context, the driver version. Each goes straight to the
+//! vendor (never through regcheck's own exports) and answers `None` when the vendor cannot
+//! be found or does not know.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use crate::codes::acl as code;
+use crate::vendor::{Library, Symbol};
+
+type GetDeviceFn = unsafe extern "C" fn(*mut i32) -> i32;
+type GetCurrentContextFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
+type GetSocNameFn = unsafe extern "C" fn() -> *const c_char;
+type GetVersionStrFn = unsafe extern "C" fn(*mut c_char, *mut c_char) -> i32;
+
+static GET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtGetDevice");
+static GET_CURRENT_CONTEXT: Symbol = Symbol::new(Library::Acl, c"aclrtGetCurrentContext");
+static GET_SOC_NAME: Symbol = Symbol::new(Library::Acl, c"aclrtGetSocName");
+static GET_VERSION_STR: Symbol = Symbol::new(Library::Acl, c"aclsysGetVersionStr");
+
+/// The size of `aclsysGetVersionStr`'s output buffer (the vendor's documented 128 bytes).
+const VERSION_STR_LEN: usize = 128;
+
+/// The vendor's `aclrtGetSocName()`, when it answers.
+pub fn soc_name() -> Option<String> {
+    // SAFETY: prototype from the vendor's documented interface; the result is a NUL-terminated static string.
+    let f = unsafe { GET_SOC_NAME.get_fn::<GetSocNameFn>() }?;
+    let p = unsafe { f() };
+    if p.is_null() {
+        return None;
+    }
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// The calling thread's current device (`aclrtGetDevice`), `None` when it has none.
+pub fn device() -> Option<i32> {
+    // SAFETY: prototype from the vendor's documented interface.
+    let f = unsafe { GET_DEVICE.get_fn::<GetDeviceFn>() }?;
+    let mut dev = -1;
+    // SAFETY: dev is a valid out-pointer.
+    (unsafe { f(&mut dev) } == code::SUCCESS).then_some(dev)
+}
+
+/// The calling thread's current context (`aclrtGetCurrentContext`): `Some(None)` when the
+/// vendor says there is none, `None` when the vendor cannot be asked.
+pub fn current_context() -> Option<Option<usize>> {
+    // SAFETY: prototype from the vendor's documented interface.
+    let f = unsafe { GET_CURRENT_CONTEXT.get_fn::<GetCurrentContextFn>() }?;
+    let mut ctx: *mut c_void = std::ptr::null_mut();
+    // SAFETY: ctx is a valid out-pointer.
+    let rc = unsafe { f(&mut ctx) };
+    Some((rc == code::SUCCESS && !ctx.is_null()).then_some(ctx as usize))
+}
+
+/// The driver (HDK) version the vendor reports (`aclsysGetVersionStr("driver", buf)`), or
+/// why there is none.
+pub fn driver_version() -> Result<String, String> {
+    // SAFETY: prototype from the vendor's documented interface.
+    let f = unsafe { GET_VERSION_STR.get_fn::<GetVersionStrFn>() }
+        .ok_or_else(|| "aclsysGetVersionStr not found".to_string())?;
+    let mut name = *b"driver\0";
+    let mut buf = [0u8; VERSION_STR_LEN + 1];
+    // SAFETY: `name` is NUL-terminated; `buf` holds the documented 128 bytes plus a NUL the
+    // vendor never writes, so the text is terminated whatever it writes.
+    let rc = unsafe { f(name.as_mut_ptr().cast(), buf.as_mut_ptr().cast()) };
+    if rc != code::SUCCESS {
+        return Err(format!("aclsysGetVersionStr(\"driver\") returned {rc}"));
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(VERSION_STR_LEN);
+    let text = String::from_utf8_lossy(&buf[..n]).trim().to_string();
+    if text.is_empty() {
+        Err("aclsysGetVersionStr(\"driver\") gave an empty version".into())
+    } else {
+        Ok(text)
+    }
+}
