@@ -110,6 +110,46 @@ uintptr_t Reserve(uint64_t n) {
 
 std::vector<TransferOpDesc> Ops(uintptr_t local, uintptr_t remote, size_t len) { return {{local, remote, len}}; }
 
+// Device memory from the VMM API: a reserved range mapped onto physical memory of `attr`.
+uintptr_t MapVmm(size_t n, aclrtMemAttr attr, aclrtDrvMemHandle *phys) {
+  void *va = nullptr;
+  if (aclrtReserveMemAddress(&va, n, 0, nullptr, 0) != 0) die("aclrtReserveMemAddress");
+  aclrtPhysicalMemProp prop{};
+  prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+  prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+  prop.memAttr = attr;
+  prop.location.id = 0;
+  prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+  if (aclrtMallocPhysical(phys, n, &prop, 0) != 0) die("aclrtMallocPhysical");
+  if (aclrtMapMem(va, n, 0, *phys, 0) != 0) die("aclrtMapMem");
+  return reinterpret_cast<uintptr_t>(va);
+}
+
+// Initialize with `o` and print its code under `label`.
+void InitRc(Hixl &h, const char *label, const char *name, const Options &o) { rc(label, h.Initialize(name, o)); }
+
+// A transfer of unregistered local memory on an instance initialised with `o`.
+void UnregisteredTransfer(const Options &o) {
+  Hixl a, b;
+  Init(a, kA, o);
+  Init(b, kB, o);
+  uintptr_t p = MallocHost(8 * kPage), q = MallocHost(8 * kPage);
+  uintptr_t d = MallocDev(2 << 20, ACL_MEM_MALLOC_HUGE_ONLY);
+  rc("register", Reg(a, p, 4 * kPage, hixl::MEM_HOST));
+  rc("register_dev", Reg(a, d, 2 << 20, hixl::MEM_DEVICE));
+  rc("register_b", Reg(b, q, 8 * kPage, hixl::MEM_HOST));
+  rc("connect", a.Connect(kB, 1000));
+  rc("sync", a.TransferSync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), 1000));
+  hixl::TransferArgs args;
+  hixl::TransferReq req = nullptr;
+  rc("async", a.TransferAsync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), args, req));
+  std::vector<TransferOpDesc> mixed = {{d, q, kPage}, {p + 5 * kPage, q + kPage, kPage}};
+  rc("mixed", a.TransferSync(kB, hixl::WRITE, mixed, 1000));
+  rc("disconnect", a.Disconnect(kB, 1000));
+  a.Finalize();
+  b.Finalize();
+}
+
 struct ThreadArg {
   Hixl *h;
   uintptr_t addr;
@@ -297,9 +337,10 @@ int Run(const std::string &s) {
     Init(a, kA, o);
     rc("huge_first", Reg(a, MallocDev(kPage, ACL_MEM_MALLOC_HUGE_FIRST), kPage, hixl::MEM_DEVICE));
     a.Finalize();
-  } else if (s == "dereg") {
-    Init(a, kA);
-    Init(b, kB);
+  } else if (s == "dereg" || s == "dereg_hixl_cs") {
+    Options o = s == "dereg" ? Options() : Transports("\"roce:device\"");
+    Init(a, kA, o);
+    Init(b, kB, o);
     uintptr_t p = MallocHost(2 * kPage);
     MemHandle h, hb;
     rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &h));
@@ -345,6 +386,55 @@ int Run(const std::string &s) {
     Init(*c, kB);
     rc("register_c", Reg(*c, MallocHost(kPage), kPage, hixl::MEM_HOST));
     delete c;  // ~Hixl calls Finalize
+  } else if (s == "engine_forms") {
+    // The option forms of the vendor's samples; regcheck names the engine each selects.
+    Hixl c, d, e, f, g;
+    Options legacy;
+    legacy[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.2\"}";
+    legacy[hixl::OPTION_GLOBAL_RESOURCE_CONFIG] = "{\"comm_resource_config.listen_port\": 26010}";
+    legacy[hixl::OPTION_BUFFER_POOL] = "0:0";
+    Options v13;
+    v13[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.3\"}";
+    InitRc(a, "default", "127.0.0.1:26010", Options());
+    InitRc(b, "legacy", "127.0.0.1:26011", legacy);
+    InitRc(c, "local_comm_res_1_3", "127.0.0.1:26012", v13);
+    InitRc(d, "roce_device", "127.0.0.1:26013", Transports("[\"roce:device\"]"));
+    InitRc(e, "hccs_device", "127.0.0.1:26014", Transports("[\"hccs:device\"]"));
+    InitRc(f, "ub_ctp", "127.0.0.1:26015", Transports("[\"ub_ctp:host\", \"ub_ctp:device\"]"));
+    Options fm;
+    fm[hixl::OPTION_ENABLE_USE_FABRIC_MEM] = "1";
+    InitRc(g, "fabric_mem", "127.0.0.1:26016", fm);
+    for (Hixl *h : {&a, &b, &c, &d, &e, &f, &g}) h->Finalize();
+  } else if (s == "xfer_unregistered_comm") {
+    UnregisteredTransfer(Options());
+  } else if (s == "xfer_unregistered_comm_no_pool") {
+    Options o;
+    o[hixl::OPTION_BUFFER_POOL] = "0:0";
+    UnregisteredTransfer(o);
+  } else if (s == "xfer_unregistered_hixl_cs") {
+    UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "vmm") {
+    Init(a, kA, Transports("\"hccs:device\""));
+    aclrtDrvMemHandle huge_phys = nullptr, normal_phys = nullptr;
+    uintptr_t huge = MapVmm(2 << 20, ACL_HBM_MEM_HUGE, &huge_phys);
+    uintptr_t normal = MapVmm(2 << 20, ACL_HBM_MEM_NORMAL, &normal_phys);
+    MemHandle h = nullptr;
+    rc("huge", Reg(a, huge, 2 << 20, hixl::MEM_DEVICE, &h));
+    rc("normal", Reg(a, normal, 2 << 20, hixl::MEM_DEVICE));
+    rc("dereg", a.DeregisterMem(h));
+    rc("unmap", aclrtUnmapMem(reinterpret_cast<void *>(huge)));
+    rc("after_unmap", Reg(a, huge, 2 << 20, hixl::MEM_DEVICE));
+    a.Finalize();
+  } else if (s == "fabric_mem_init") {
+    Options o;
+    o[hixl::OPTION_ENABLE_USE_FABRIC_MEM] = "1";
+    InitRc(a, "init", kA, o);
+    aclrtDrvMemHandle phys = nullptr;
+    uintptr_t va = MapVmm(2 << 20, ACL_HBM_MEM_HUGE, &phys);
+    MemHandle h = nullptr;
+    rc("register_vmm", Reg(a, va, 2 << 20, hixl::MEM_DEVICE, &h));
+    if (h != nullptr) a.DeregisterMem(h);
+    a.Finalize();
   } else if (s == "cs") {
     const uint32_t port = static_cast<uint32_t>(FreePort());
     EndpointDesc ep{};

@@ -583,15 +583,15 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
     match f.live {
         Some(r) => {
             if let Some(l) = f.links.as_ref().filter(|l| l.any()) {
-                // hixl_cs refuses it only while its clients are connected (incoming links);
+                // hixl_cs refuses it only while its own clients (its links to peers) exist;
                 // comm accepts it; fabric_mem refuses it while any channel is up.
                 let (why, action) = match f.engine {
                     Some(Engine::Comm) => (
                         "the comm engine accepts it, but peers linked before keep the region in their view and their transfers into it fail",
                         None,
                     ),
-                    Some(Engine::HixlCs) if l.incoming.is_empty() => (
-                        "the hixl_cs engine accepts it while only this instance's own links are up, but they keep the region in their view",
+                    Some(Engine::HixlCs) if l.outgoing.is_empty() => (
+                        "the hixl_cs engine accepts it while only peers are linked to this instance, but they keep the region in their view and their transfers into it fail",
                         Some(crate::rules::Action::Warn),
                     ),
                     Some(_) => ("the engine refuses it (\"All clients must be disconnected\")", None),

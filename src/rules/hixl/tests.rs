@@ -508,13 +508,13 @@ fn dereg_rules() {
     let comm = DeregFacts { engine: Some(Engine::Comm), ..linked.clone() };
     assert_eq!(check_dereg(RegApi::Hixl, 0x42, &comm)[0].action, Some(crate::rules::Action::Warn), "comm accepts it");
     let cs_out = DeregFacts { engine: Some(Engine::HixlCs), ..linked.clone() };
-    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_out)[0].action, Some(crate::rules::Action::Warn));
+    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_out)[0].action, None, "its own clients exist: refused");
     let cs_in = DeregFacts {
         engine: Some(Engine::HixlCs),
         links: Some(LinkFacts { outgoing: vec![], incoming: vec!["c".into()] }),
         ..linked.clone()
     };
-    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_in)[0].action, None, "clients connected: refused");
+    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_in)[0].action, Some(crate::rules::Action::Warn));
     let unknown = f(InstanceState::Initialized, None, Some(LinkFacts::default()));
     let u = check_dereg(RegApi::Hixl, 0x43, &unknown);
     assert_eq!(rules(&u), vec![RuleId::HixlDeregUnknown]);
