@@ -81,7 +81,10 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     }
     findings.extend(rules::check_context(context.map(|c| c.is_some())));
     let device = queries::device().unwrap_or(-1);
-    let Some((start, end)) = a.range() else { return (findings, device) };
+    let Some((start, end)) = a.range() else {
+        findings.sort_by_key(|f| rules::vendor_layer(f.rule));
+        return (findings, device);
+    };
 
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
@@ -113,6 +116,7 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     }
     let existing = state::read(|s| s.host_regs.overlapping(device, start, end).copied());
     findings.extend(rules::check_overlap(device, existing.as_ref()));
+    findings.sort_by_key(|f| rules::vendor_layer(f.rule));
     (findings, device)
 }
 

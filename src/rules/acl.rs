@@ -262,6 +262,20 @@ pub fn check_product(call: &str, soc: Option<&str>) -> ProductVerdict {
     }
 }
 
+/// Where in the vendor's stack a registration rule's check happens, so that findings can be
+/// put in the order the vendor fails and the first error's code is the vendor's own: the
+/// ACL layer (NULL, size 0), the runtime's argument checks (flag or type bits), the runtime's
+/// context check, then the driver (product, alignment, the memory itself) (hicann/runtime
+/// `src/acl/aclrt_impl/memory.cpp`, `src/runtime/api/impl/api_error.cc`, `api_impl.cc`).
+pub fn vendor_layer(rule: RuleId) -> u8 {
+    match rule {
+        RuleId::AclHostregNull | RuleId::AclHostregSizeZero => 0,
+        RuleId::AclHostregFlagInvalid => 1,
+        RuleId::AclHostregNoContext => 2,
+        _ => 3,
+    }
+}
+
 /// `has_context`: `Some(false)` when the vendor says the thread has no current context.
 pub fn check_context(has_context: Option<bool>) -> Option<Finding> {
     (has_context == Some(false)).then(|| {
@@ -577,6 +591,29 @@ mod tests {
 
     fn rules(f: &[Finding]) -> Vec<RuleId> {
         f.iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn findings_follow_the_vendors_layers() {
+        let mut v = vec![
+            RuleId::AclHostregAlign,
+            RuleId::AclHostregProduct,
+            RuleId::AclHostregNoContext,
+            RuleId::AclHostregFlagInvalid,
+            RuleId::AclHostregSizeZero,
+        ];
+        v.sort_by_key(|r| vendor_layer(*r));
+        assert_eq!(
+            v,
+            vec![
+                RuleId::AclHostregSizeZero,
+                RuleId::AclHostregFlagInvalid,
+                RuleId::AclHostregNoContext,
+                RuleId::AclHostregAlign,
+                RuleId::AclHostregProduct,
+            ],
+            "the context check (107002) comes before the driver's product check (207000)"
+        );
     }
 
     #[test]
