@@ -1,0 +1,373 @@
+//! The `HixlCS*` C API: servers and clients, their registrations and connections.
+
+use super::*;
+
+// --- HixlCS* ------------------------------------------------------------------------------
+
+/// Server or client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsSide {
+    Server,
+    Client,
+}
+
+impl CsSide {
+    fn api(self) -> RegApi {
+        match self {
+            CsSide::Server => RegApi::CsServer,
+            CsSide::Client => RegApi::CsClient,
+        }
+    }
+
+    fn map(self, s: &mut crate::state::State) -> &mut std::collections::HashMap<usize, CsEndpoint> {
+        match self {
+            CsSide::Server => &mut s.hixl.servers,
+            CsSide::Client => &mut s.hixl.clients,
+        }
+    }
+}
+
+/// A NUL-terminated string at an address read out of a caller's struct whose layout differs
+/// between HIXL releases: only read when the address lies in a readable mapping, and never
+/// past that mapping's end or `max` bytes. `None` when it is not a UTF-8 string.
+fn checked_c_string(p: *const c_char, max: usize) -> Option<String> {
+    let start = p as usize;
+    if start == 0 {
+        return None;
+    }
+    let view = memmap::query(start, start.checked_add(1)?, false).ok()?;
+    let m = view.mappings.first().filter(|m| m.readable && m.start <= start && start < m.end)?;
+    let len = max.min(m.end - start);
+    // SAFETY: [start, start + len) lies inside one readable mapping of the process.
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
+    let n = bytes.iter().position(|&b| b == 0)?;
+    let text = std::str::from_utf8(&bytes[..n]).ok()?;
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// `server_ip:server_port` of a `HixlServerDesc` / `HixlClientDesc`. Their layout changed
+/// between HIXL releases (current: `endpoint_list, server_ip, server_port, ...`, 128 bytes for
+/// the server, `local_endpoint, remote_endpoint, server_ip, server_port, ...` for the client;
+/// earlier: `server_ip, server_port, ...` first), so both are tried, and a pointer is only
+/// followed into readable memory. `None` when neither layout yields an address.
+fn cs_key(side: CsSide, desc: *const c_void) -> Option<String> {
+    if desc.is_null() {
+        return None;
+    }
+    let current = match side {
+        CsSide::Server => (8, 16),
+        CsSide::Client => (16, 24),
+    };
+    [current, (0, 8)].into_iter().find_map(|(ip_off, port_off)| {
+        // SAFETY: `desc` points to the application's descriptor, at least 32 bytes in every
+        // release; the words are read unaligned and the pointer is checked before use.
+        let (ip, port) = unsafe {
+            let b = desc.cast::<u8>();
+            (b.add(ip_off).cast::<*const c_char>().read_unaligned(), b.add(port_off).cast::<u32>().read_unaligned())
+        };
+        let ip = checked_c_string(ip, 256).filter(|ip| ip.chars().all(|c| c.is_ascii_graphic()))?;
+        (port <= u32::from(u16::MAX)).then(|| format!("{ip}:{port}"))
+    })
+}
+
+/// `HixlCSServerCreate(desc, config, &handle)` / `HixlCSClientCreate(desc, config, &handle)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn cs_create(side: CsSide, desc: *const c_void, config: *const CsConfig, handle: *mut *mut c_void) -> u32 {
+    let (call, sym) = match side {
+        CsSide::Server => ("HixlCSServerCreate", &CS_SERVER_CREATE),
+        CsSide::Client => ("HixlCSClientCreate", &CS_CLIENT_CREATE),
+    };
+    run(
+        call,
+        |rt| {
+            let key = cs_key(side, desc);
+            // SAFETY: `config` is the application's HixlServerConfig/HixlClientConfig.
+            // Earlier releases have only reserved (zeroed) bytes there: checked before it is read.
+            let grc = if config.is_null() {
+                None
+            } else {
+                checked_c_string(
+                    unsafe { std::ptr::addr_of!((*config).global_resource_config).read_unaligned() },
+                    1 << 16,
+                )
+            };
+            let opts = rules::parse_cs_config(grc.as_deref());
+            note_options(rt, &format!("{call}({})", key.as_deref().unwrap_or("?")), &opts);
+            Ok((key, opts))
+        },
+        || call_vendor!(sym, CsCreateFn, VENDOR_MISSING; desc, config, handle),
+        |_, (key, options), ret| {
+            if *ret != code::SUCCESS || handle.is_null() {
+                return;
+            }
+            // SAFETY: the vendor succeeded and wrote the handle.
+            let h = unsafe { *handle } as usize;
+            state::with(|s| {
+                let connections = match side {
+                    CsSide::Server => {
+                        s.hixl.clients.values().filter(|c| c.connections > 0 && c.key.is_some() && c.key == key).count()
+                    }
+                    CsSide::Client => 0,
+                };
+                side.map(s)
+                    .insert(h, CsEndpoint { key, regs: RegSet::default(), connections, options, seen_created: true });
+            });
+        },
+    )
+}
+
+/// `HixlCSClientConnect(client, timeout_ms)`: a successful connection is recorded on the
+/// client and on the servers at its address.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn cs_client_connect(client: *mut c_void, timeout_ms: u32) -> u32 {
+    run(
+        "HixlCSClientConnect",
+        |_| Ok(()),
+        || call_vendor!(CS_CLIENT_CONNECT, CsConnectFn, VENDOR_MISSING; client, timeout_ms),
+        |_, (), ret| {
+            if *ret != code::SUCCESS {
+                return;
+            }
+            state::with(|s| {
+                let Some(c) = s.hixl.clients.get_mut(&(client as usize)) else { return };
+                if c.connections > 0 {
+                    return;
+                }
+                c.connections = 1;
+                let key = c.key.clone();
+                for srv in s.hixl.servers.values_mut().filter(|v| v.key.is_some() && v.key == key) {
+                    srv.connections += 1;
+                }
+            });
+        },
+    )
+}
+
+/// `HixlCSServerRegMem` / `HixlCSClientRegMem(handle, mem_tag, const CommMem *mem, MemHandle *)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn cs_reg_mem(
+    side: CsSide,
+    h: *mut c_void,
+    tag: *const c_char,
+    mem: *const CommMem,
+    out: *mut *mut c_void,
+) -> u32 {
+    let api = side.api();
+    let sym = if side == CsSide::Server { &CS_SERVER_REG_MEM } else { &CS_CLIENT_REG_MEM };
+    run(
+        api.call(),
+        |rt| {
+            if mem.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: `mem` is the application's `const CommMem *`.
+            let (ty, addr, size) = unsafe { ((*mem).ty, (*mem).addr as usize, (*mem).size) };
+            let a = RegArgs { api, addr, len: size, ty: i64::from(ty) };
+            let tag = c_string(tag);
+            let mf = mem_facts(rt, &a);
+            let product = ProductClass::from_soc(rt.soc().as_deref());
+            let checks = state::with(|s| {
+                let map = match side {
+                    CsSide::Server => &s.hixl.servers,
+                    CsSide::Client => &s.hixl.clients,
+                };
+                let empty = CsEndpoint::default();
+                let ep = map.get(&(h as usize));
+                let e = ep.unwrap_or(&empty);
+                let range = a.range();
+                let identical = range.and_then(|_| e.regs.identical(a.kind(), addr, size));
+                let overlap = match (range, identical) {
+                    (Some((start, end)), None) => e.regs.overlapping_reg(a.kind(), start, end),
+                    _ => None,
+                };
+                let links = ep.filter(|e| e.seen_created).map(|e| match (side, e.connections) {
+                    (_, 0) => LinkFacts::default(),
+                    (CsSide::Client, _) => LinkFacts {
+                        outgoing: vec![format!("server {}", e.key.as_deref().unwrap_or("?"))],
+                        incoming: vec![],
+                    },
+                    (CsSide::Server, n) => LinkFacts {
+                        outgoing: vec![],
+                        incoming: vec![format!("{n} client(s) at {}", e.key.as_deref().unwrap_or("?"))],
+                    },
+                });
+                let facts = RegFacts {
+                    state: if ep.is_some() { InstanceState::Initialized } else { InstanceState::Unknown },
+                    thread: None,
+                    links,
+                    identical,
+                    overlap,
+                    live: e.regs.len(),
+                    limit: u64::MAX,
+                    near_warned: true,
+                    total_of_kind: e.regs.total(a.kind()),
+                    product,
+                    hdk: HdkFact { version: None, describe: String::new() },
+                    options: &e.options,
+                    by_malloc_host: mf.by_malloc_host,
+                    dev_alloc: mf.dev_alloc,
+                    vmm: mf.vmm,
+                    engine: None,
+                    gaps: mf.gaps,
+                };
+                rules::check_register(&a, &facts)
+            });
+            note_skips(rt, &checks);
+            reject_or(rt, api.call(), &reg_args_text(&a, tag.as_deref()), &checks.findings)?;
+            Ok(Some((a, tag)))
+        },
+        || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),
+        |_, a, ret| {
+            let (Some((a, tag)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
+            // SAFETY: the vendor succeeded and wrote the handle.
+            let handle = unsafe { *out } as usize;
+            state::with(|s| {
+                side.map(s).entry(h as usize).or_default().regs.insert(HixlReg {
+                    handle,
+                    addr: a.addr,
+                    len: a.len,
+                    kind: a.kind(),
+                    tag: tag.unwrap_or_default(),
+                });
+            });
+        },
+    )
+}
+
+/// `HixlCSServerUnregMem` / `HixlCSClientUnregMem(handle, mem_handle)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn cs_unreg_mem(side: CsSide, h: *mut c_void, mem_handle: *mut c_void) -> u32 {
+    let api = side.api();
+    let (call, sym) = match side {
+        CsSide::Server => ("HixlCSServerUnregMem", &CS_SERVER_UNREG_MEM),
+        CsSide::Client => ("HixlCSClientUnregMem", &CS_CLIENT_UNREG_MEM),
+    };
+    run(
+        call,
+        |rt| {
+            let mh = mem_handle as usize;
+            let findings = state::with(|s| {
+                let ep = side.map(s).get(&(h as usize));
+                let facts = DeregFacts {
+                    state: match ep {
+                        Some(e) if e.seen_created => InstanceState::Initialized,
+                        _ => InstanceState::Unknown,
+                    },
+                    live: ep.and_then(|e| e.regs.get(mh)),
+                    other_owner: None,
+                    links: None,
+                    engine: None,
+                };
+                rules::check_dereg(api, mh, &facts)
+            });
+            reject_or(rt, call, &format!("mem_handle=0x{mh:x}"), &findings)
+        },
+        || call_vendor!(sym, CsHandleFn, VENDOR_MISSING; h, mem_handle),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| {
+                    if let Some(e) = side.map(s).get_mut(&(h as usize)) {
+                        e.regs.remove(mem_handle as usize);
+                    }
+                });
+            }
+        },
+    )
+}
+
+/// `HixlCSServerDestroy(server)` / `HixlCSClientDestroy(client)`: leaks are reported, the
+/// state is dropped. Never rejected.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn cs_destroy(side: CsSide, h: *mut c_void) -> u32 {
+    let (call, sym) = match side {
+        CsSide::Server => ("HixlCSServerDestroy", &CS_SERVER_DESTROY),
+        CsSide::Client => ("HixlCSClientDestroy", &CS_CLIENT_DESTROY),
+    };
+    run(
+        call,
+        |rt| {
+            let ep = state::with(|s| side.map(s).get(&(h as usize)).cloned());
+            if let Some(f) = ep.and_then(|e| rules::check_leak(call, e.key.as_deref(), e.regs.iter())) {
+                let _ = decide(rt, call, &format!("handle=0x{:x}", h as usize), &[f]);
+            }
+            Ok(())
+        },
+        || call_vendor!(sym, CsDestroyFn, VENDOR_MISSING; h),
+        |_, (), ret| {
+            if *ret != code::SUCCESS {
+                return;
+            }
+            state::with(|s| {
+                let Some(e) = side.map(s).remove(&(h as usize)) else { return };
+                if side == CsSide::Client && e.connections > 0 {
+                    for srv in s.hixl.servers.values_mut().filter(|v| v.key.is_some() && v.key == e.key) {
+                        srv.connections = srv.connections.saturating_sub(1);
+                    }
+                }
+            });
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc_with(words: &[(usize, u64)]) -> [u64; 16] {
+        let mut d = [0u64; 16];
+        for &(off, v) in words {
+            d[off / 8] = v;
+        }
+        d
+    }
+
+    #[test]
+    fn cs_descriptors_of_both_layouts_are_read_safely() {
+        let ip = c"127.0.0.1";
+        let ip_ptr = ip.as_ptr() as u64;
+        // Current server layout: endpoint_list, server_ip, server_port, ...
+        let d = desc_with(&[(0, 0x1000), (8, ip_ptr), (16, 26000)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Earlier layout: server_ip, server_port, ...: the port word is not followed as a pointer.
+        let d = desc_with(&[(0, ip_ptr), (8, 26000), (16, 0x1000)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Current client layout: local_endpoint, remote_endpoint, server_ip, server_port.
+        let d = desc_with(&[(16, ip_ptr), (24, 26000)]);
+        assert_eq!(cs_key(CsSide::Client, d.as_ptr().cast()), Some("127.0.0.1:26000".into()));
+        // Garbage pointers are never dereferenced.
+        let d = desc_with(&[(0, 0x10), (8, 0xdead_0000_0000), (16, 7)]);
+        assert_eq!(cs_key(CsSide::Server, d.as_ptr().cast()), None);
+        assert_eq!(cs_key(CsSide::Server, std::ptr::null()), None);
+        assert_eq!(checked_c_string(std::ptr::null(), 10), None);
+    }
+
+    #[test]
+    fn cs_keys() {
+        let ip = c"10.0.0.1";
+        let mut server = [0u8; 128];
+        server[8..16].copy_from_slice(&(ip.as_ptr() as usize).to_ne_bytes());
+        server[16..20].copy_from_slice(&26000u32.to_ne_bytes());
+        assert_eq!(cs_key(CsSide::Server, server.as_ptr().cast()).as_deref(), Some("10.0.0.1:26000"));
+        let mut client = [0u8; 128];
+        client[16..24].copy_from_slice(&(ip.as_ptr() as usize).to_ne_bytes());
+        client[24..28].copy_from_slice(&7u32.to_ne_bytes());
+        assert_eq!(cs_key(CsSide::Client, client.as_ptr().cast()).as_deref(), Some("10.0.0.1:7"));
+        assert!(cs_key(CsSide::Client, std::ptr::null()).is_none());
+        assert!(cs_key(CsSide::Server, [0u8; 128].as_ptr().cast()).is_none(), "NULL ip");
+    }
+}

@@ -1,0 +1,483 @@
+//! The `hixl::Hixl` members (called with `this` first, Itanium ABI).
+
+use super::*;
+
+// --- hixl::Hixl ---------------------------------------------------------------------------
+
+/// Which constructor or destructor symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structor {
+    /// The complete-object variant (`C1`/`D1`, what applications call).
+    Complete,
+    /// The base-object variant (`C2`/`D2`).
+    Base,
+}
+
+/// `hixl::Hixl::Hixl()`: the vendor constructs; the instance's state starts fresh.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn construct(this: *mut c_void, which: Structor) {
+    let sym = if which == Structor::Complete { &CTOR_C1 } else { &CTOR_C2 };
+    run(
+        "Hixl::Hixl",
+        |_| Ok(()),
+        || call_vendor!(sym, ThisFn, (); this),
+        |_, (), ()| {
+            state::with(|s| s.hixl.instances.insert(this as usize, Instance::default()));
+        },
+    )
+}
+
+/// `hixl::Hixl::~Hixl()`: registrations still live are reported (HIXL-FINALIZE-LEAK), the
+/// vendor destroys (its own Finalize call re-enters regcheck and finds nothing left), and
+/// the state is dropped. Never rejected.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn destruct(this: *mut c_void, which: Structor) {
+    let sym = if which == Structor::Complete { &DTOR_D1 } else { &DTOR_D2 };
+    run(
+        "Hixl::~Hixl",
+        |rt| {
+            let gone = state::with(|s| s.hixl.instances.remove(&(this as usize)));
+            if let Some(i) = gone.filter(|i| i.phase == Phase::Initialized) {
+                report_leaks(rt, "Hixl::~Hixl", this, &i);
+            }
+            Ok(())
+        },
+        || call_vendor!(sym, ThisFn, (); this),
+        |_, (), ()| {
+            state::with(|s| s.hixl.instances.remove(&(this as usize)));
+        },
+    )
+}
+
+fn report_leaks(rt: &Runtime, call: &str, this: *mut c_void, i: &Instance) {
+    if let Some(f) = rules::check_leak(call, i.local_engine.as_deref(), i.regs.iter()) {
+        // A leak report never stops Finalize or the destructor.
+        let _ = decide(rt, call, &format!("this=0x{:x}", this as usize), &[f]);
+    }
+}
+
+/// `Status Initialize(const AscendString &local_engine, const std::map<...> &options)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options: *const c_void) -> u32 {
+    run(
+        "Hixl::Initialize",
+        |rt| {
+            let name = ascend_string(local_engine);
+            let who = format!("Hixl::Initialize({:?})", name.as_deref().unwrap_or("?"));
+            let (opts, engine) = match read_options(options) {
+                Some(pairs) => {
+                    let mut opts = rules::parse_options(&pairs);
+                    if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
+                        match read_small_file(&path) {
+                            Ok(text) => opts.set_local_comm_res_from_file(&text),
+                            Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
+                        }
+                    }
+                    let choice = rules::select_engine(&opts, rt.soc().as_deref());
+                    log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
+                    (opts, Some(choice))
+                }
+                None => {
+                    rt.note_once("hixl-options-unreadable", log::Level::Info, || {
+                        "Hixl::Initialize: the options cannot be read (GetString/GetLength not found); the engine is unknown and rules that need the transports are skipped".to_string()
+                    });
+                    (OptionsFacts::default(), None)
+                }
+            };
+            note_options(rt, &who, &opts);
+            if let Some(choice) = &engine {
+                let mut findings = rules::check_options(&opts, choice);
+                match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc().as_deref()), &hdk_fact(rt)) {
+                    Ok(f) => findings.extend(f),
+                    Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
+                }
+                let args =
+                    format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "));
+                reject_or(rt, "Hixl::Initialize", &args, &findings)?;
+            }
+            let ctx = queries::current_context();
+            Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
+        },
+        || call_vendor!(INITIALIZE, InitializeFn, VENDOR_MISSING; this, local_engine, options),
+        |_, (name, opts, engine, ctx, thread), ret| {
+            if *ret != code::SUCCESS {
+                return;
+            }
+            state::with(|s| {
+                let i = s.hixl.instances.entry(this as usize).or_default();
+                *i = Instance {
+                    phase: Phase::Initialized,
+                    init_thread: Some(thread),
+                    init_ctx: ctx,
+                    local_engine: name,
+                    options: opts,
+                    engine,
+                    ..Instance::default()
+                };
+            });
+        },
+    )
+}
+
+/// `void Finalize()`: registrations still live are reported; never rejected.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn finalize(this: *mut c_void) {
+    run(
+        "Hixl::Finalize",
+        |rt| {
+            let inst = state::read(|s| s.hixl.instances.get(&(this as usize)).cloned());
+            if let Some(i) = inst.filter(|i| i.phase == Phase::Initialized) {
+                report_leaks(rt, "Hixl::Finalize", this, &i);
+            }
+            Ok(())
+        },
+        || call_vendor!(FINALIZE, ThisFn, (); this),
+        |_, (), ()| {
+            state::with(|s| {
+                if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
+                    if i.phase == Phase::Initialized {
+                        i.phase = Phase::Finalized;
+                    }
+                    i.links.clear();
+                    i.regs.clear();
+                }
+            });
+        },
+    )
+}
+
+/// The thread facts of a call on `this` (asks the vendor for the context only when the
+/// thread differs from Initialize's).
+fn thread_facts(this: usize) -> Option<ThreadFacts> {
+    let (init_thread, init_ctx) = state::read(|s| {
+        let i = s.hixl.instances.get(&this)?;
+        (i.phase == Phase::Initialized).then_some((i.init_thread, i.init_ctx))
+    })?;
+    let init_thread = init_thread?;
+    let same_thread = init_thread == this_thread();
+    let current_ctx = if same_thread { init_ctx } else { queries::current_context() };
+    Some(ThreadFacts { same_thread, init_ctx, current_ctx })
+}
+
+fn links_of(s: &crate::state::State, this: usize, i: &Instance) -> LinkFacts {
+    LinkFacts {
+        outgoing: i.links.iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect(),
+        incoming: i.local_engine.as_deref().map(|n| s.hixl.incoming_links(this, n)).unwrap_or_default(),
+    }
+}
+
+/// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, handle: *mut *mut c_void) -> u32 {
+    run(
+        "Hixl::RegisterMem",
+        |rt| {
+            if mem.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: `mem` is the application's `const MemDesc &`.
+            let (addr, len) = unsafe { ((*mem).addr, (*mem).len as u64) };
+            let a = RegArgs { api: RegApi::Hixl, addr, len, ty: i64::from(ty as i32) };
+            let key = this as usize;
+            let thread = thread_facts(key);
+            let mf = mem_facts(rt, &a);
+            let product = ProductClass::from_soc(rt.soc().as_deref());
+            let hdk = hdk_fact(rt);
+            let limit = rt.config.hixl_max_regs;
+            let checks = state::with(|s| {
+                let empty = Instance::default();
+                let inst = s.hixl.instances.get(&key);
+                let i = inst.unwrap_or(&empty);
+                let range = a.range();
+                let identical = range.and_then(|_| i.regs.identical(a.kind(), addr, len));
+                let overlap = match (range, identical) {
+                    (Some((start, end)), None) => i.regs.overlapping_reg(a.kind(), start, end),
+                    _ => None,
+                };
+                let facts = RegFacts {
+                    state: instance_state(inst),
+                    thread,
+                    links: inst.map(|i| links_of(s, key, i)),
+                    identical,
+                    overlap,
+                    live: i.regs.len(),
+                    limit,
+                    near_warned: i.near_warned,
+                    total_of_kind: i.regs.total(a.kind()),
+                    product,
+                    hdk,
+                    options: &i.options,
+                    by_malloc_host: mf.by_malloc_host,
+                    dev_alloc: mf.dev_alloc,
+                    vmm: mf.vmm,
+                    engine: inst.and_then(|i| i.engine),
+                    gaps: mf.gaps,
+                };
+                let c = rules::check_register(&a, &facts);
+                if c.has(crate::rules::RuleId::HixlRegCountNear) {
+                    if let Some(i) = s.hixl.instances.get_mut(&key) {
+                        i.near_warned = true;
+                    }
+                }
+                c
+            });
+            note_skips(rt, &checks);
+            reject_or(rt, "Hixl::RegisterMem", &reg_args_text(&a, None), &checks.findings)?;
+            Ok(Some(a))
+        },
+        || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
+        |_, a, ret| {
+            let (Some(a), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
+            // SAFETY: the vendor succeeded and wrote the handle.
+            let h = unsafe { *handle } as usize;
+            state::with(|s| {
+                let i = s.hixl.instances.entry(this as usize).or_insert_with(|| Instance {
+                    phase: Phase::Initialized, // the vendor accepted it: it is initialised
+                    ..Instance::default()
+                });
+                i.regs.insert(HixlReg { handle: h, addr: a.addr, len: a.len, kind: a.kind(), tag: String::new() });
+            });
+        },
+    )
+}
+
+/// `Status DeregisterMem(MemHandle mem_handle)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
+    run(
+        "Hixl::DeregisterMem",
+        |rt| {
+            let key = this as usize;
+            let h = handle as usize;
+            let thread = if h != 0 { thread_facts(key) } else { None };
+            let mut findings = state::with(|s| {
+                let inst = s.hixl.instances.get(&key);
+                let facts = DeregFacts {
+                    state: instance_state(inst),
+                    live: inst.and_then(|i| i.regs.get(h)),
+                    other_owner: s.hixl.owner_of(key, h),
+                    links: inst.map(|i| links_of(s, key, i)),
+                    engine: inst.and_then(|i| i.engine),
+                };
+                rules::check_dereg(RegApi::Hixl, h, &facts)
+            });
+            if let Some(t) = thread {
+                match rules::check_thread("Hixl::DeregisterMem", &t) {
+                    Ok(f) => findings.extend(f),
+                    Err(skip) => {
+                        note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] });
+                    }
+                }
+            }
+            reject_or(rt, "Hixl::DeregisterMem", &format!("mem_handle=0x{h:x}"), &findings)
+        },
+        || call_vendor!(DEREGISTER_MEM, DeregisterMemFn, VENDOR_MISSING; this, handle),
+        |_, (), ret| {
+            if *ret == code::SUCCESS {
+                state::with(|s| {
+                    if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
+                        i.regs.remove(handle as usize);
+                    }
+                });
+            }
+        },
+    )
+}
+
+/// Which link call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkCall {
+    Connect,
+    ConnectAsync,
+    Disconnect,
+    DisconnectAsync,
+}
+
+impl LinkCall {
+    fn name(self) -> &'static str {
+        match self {
+            LinkCall::Connect => "Hixl::Connect",
+            LinkCall::ConnectAsync => "Hixl::ConnectAsync",
+            LinkCall::Disconnect => "Hixl::Disconnect",
+            LinkCall::DisconnectAsync => "Hixl::DisconnectAsync",
+        }
+    }
+
+    fn symbol(self) -> &'static Symbol {
+        match self {
+            LinkCall::Connect => &CONNECT,
+            LinkCall::ConnectAsync => &CONNECT_ASYNC,
+            LinkCall::Disconnect => &DISCONNECT,
+            LinkCall::DisconnectAsync => &DISCONNECT_ASYNC,
+        }
+    }
+}
+
+/// `Connect`, `ConnectAsync`, `Disconnect`, `DisconnectAsync`
+/// `(const AscendString &remote_engine, int32_t timeout_in_millis)`: the instance must be
+/// initialised; the links are recorded (a ConnectAsync that was accepted counts as a link).
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, timeout: i32) -> u32 {
+    let call = which.name();
+    run(
+        call,
+        |rt| {
+            let st = state::read(|s| instance_state(s.hixl.instances.get(&(this as usize))));
+            let findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
+            if !findings.is_empty() {
+                let name = ascend_string(remote).unwrap_or_else(|| "?".into());
+                reject_or(rt, call, &format!("remote_engine={name:?}, timeout_in_millis={timeout}"), &findings)?;
+            }
+            Ok(with_ascend_bytes(remote, <[u8]>::to_vec))
+        },
+        || call_vendor!(which.symbol(), ConnectFn, VENDOR_MISSING; this, remote, timeout),
+        |_, name, ret| {
+            let Some(name) = name else { return };
+            state::with(|s| {
+                let Some(i) = s.hixl.instances.get_mut(&(this as usize)) else { return };
+                match which {
+                    LinkCall::Connect | LinkCall::ConnectAsync
+                        if *ret == code::SUCCESS || *ret == code::ALREADY_CONNECTED =>
+                    {
+                        i.links.insert(name);
+                    }
+                    LinkCall::Disconnect | LinkCall::DisconnectAsync
+                        if *ret == code::SUCCESS || *ret == code::NOT_CONNECTED =>
+                    {
+                        i.links.remove(&name);
+                    }
+                    _ => {}
+                }
+            });
+        },
+    )
+}
+
+/// The transfer checks: O(n log m), no allocation unless a rule finds something.
+fn check_transfer(
+    rt: &Runtime,
+    call: &str,
+    sync: bool,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+) -> Result<(), u32> {
+    let Some(ops) = read_ops(ops) else {
+        rt.note_once("hixl-ops-unreadable", log::Level::Info, || {
+            format!("{call}: op_descs cannot be read as a std::vector<TransferOpDesc>; the transfer rules are skipped")
+        });
+        return Ok(());
+    };
+    let key = this as usize;
+    let findings = with_ascend_bytes(remote, |name| {
+        state::read(|s| {
+            let inst = s.hixl.instances.get(&key);
+            let linked = match inst {
+                Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => Some(i.links.contains(name)),
+                _ => None,
+            };
+            let facts = XferFacts {
+                state: instance_state(inst),
+                linked,
+                engine: inst.and_then(|i| i.engine),
+                pool: inst.is_some_and(|i| i.options.buffer_pool.stages()),
+                sync,
+            };
+            let remote_text = std::str::from_utf8(name).unwrap_or("(not UTF-8)");
+            let regs = inst.map(|i| &i.regs);
+            rules::check_transfer(call, remote_text, facts, ops, |a, l| match regs {
+                Some(r) => r.kind_of_range(a, l),
+                // An instance regcheck did not see: nothing to judge by.
+                None => Some(MemKind::Host),
+            })
+        })
+    });
+    let Some(findings) = findings else {
+        rt.note_once("hixl-remote-unreadable", log::Level::Info, || {
+            format!(
+                "{call}: remote_engine cannot be read (GetString/GetLength not found); the transfer rules are skipped"
+            )
+        });
+        return Ok(());
+    };
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let args = format!(
+        "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
+        ascend_string(remote).unwrap_or_default(),
+        match op {
+            0 => "READ".to_string(),
+            1 => "WRITE".to_string(),
+            o => o.to_string(),
+        },
+        ops.len()
+    );
+    reject_or(rt, call, &args, &findings)
+}
+
+/// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
+/// const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn transfer_sync(
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    timeout: i32,
+) -> u32 {
+    run(
+        "Hixl::TransferSync",
+        |rt| check_transfer(rt, "Hixl::TransferSync", true, this, remote, op, ops),
+        || call_vendor!(TRANSFER_SYNC, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
+        |_, (), _| {},
+    )
+}
+
+/// `Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
+/// const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args,
+/// TransferReq &req)`.
+///
+/// # Safety
+/// The vendor's contract for this call (pointers and references valid, `this` a live object,
+/// handles from the vendor); out-arguments are read only after the vendor succeeded.
+pub unsafe fn transfer_async(
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    args: *const c_void,
+    req: *mut *mut c_void,
+) -> u32 {
+    run(
+        "Hixl::TransferAsync",
+        |rt| check_transfer(rt, "Hixl::TransferAsync", false, this, remote, op, ops),
+        || call_vendor!(TRANSFER_ASYNC, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
+        |_, (), _| {},
+    )
+}
