@@ -583,18 +583,18 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
     match f.live {
         Some(r) => {
             if let Some(l) = f.links.as_ref().filter(|l| l.any()) {
-                // hixl_cs refuses it only while its own clients (its links to peers) exist;
-                // comm accepts it; fabric_mem refuses it while any channel is up.
+                // hixl_cs and fabric_mem refuse it only while their own links to peers (their
+                // clients, channels) exist; comm accepts it.
                 let (why, action) = match f.engine {
                     Some(Engine::Comm) => (
                         "the comm engine accepts it, but peers linked before keep the region in their view and their transfers into it fail",
                         None,
                     ),
-                    Some(Engine::HixlCs) if l.outgoing.is_empty() => (
-                        "the hixl_cs engine accepts it while only peers are linked to this instance, but they keep the region in their view and their transfers into it fail",
+                    Some(Engine::HixlCs | Engine::FabricMem) if l.outgoing.is_empty() => (
+                        "the engine accepts it while only peers are linked to this instance, but they keep the region in their view and their transfers into it fail",
                         Some(crate::rules::Action::Warn),
                     ),
-                    Some(_) => ("the engine refuses it (\"All clients must be disconnected\")", None),
+                    Some(_) => ("the engine refuses it while its own links are up (\"All clients must be disconnected\")", None),
                     None => ("the engine may refuse it", None),
                 };
                 let finding = Finding::new(
