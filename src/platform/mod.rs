@@ -7,6 +7,7 @@ pub mod hdk;
 pub mod kernel;
 pub mod memlock;
 pub mod memmap;
+pub mod net;
 
 /// The host page size, from `sysconf(_SC_PAGESIZE)` (4096 if the call fails).
 pub fn page_size() -> usize {

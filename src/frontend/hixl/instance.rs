@@ -1,6 +1,7 @@
 //! The `hixl::Hixl` members (called with `this` first, Itanium ABI).
 
 use super::*;
+use crate::platform::net;
 
 // --- hixl::Hixl ---------------------------------------------------------------------------
 
@@ -171,11 +172,25 @@ fn thread_facts(this: usize) -> Option<ThreadFacts> {
     Some(ThreadFacts { same_thread, init_ctx, current_ctx })
 }
 
-fn links_of(s: &crate::state::State, this: usize, i: &Instance) -> LinkFacts {
-    LinkFacts {
-        outgoing: i.links.iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect(),
-        incoming: i.local_engine.as_deref().map(|n| s.hixl.incoming_links(this, n)).unwrap_or_default(),
+/// The links of an instance: its own, the instances of this process linked to it, and, when
+/// none of those is, the TCP connections peers (of any process) hold to its listen port
+/// (`tcp_peers`, counted before the state is locked).
+fn links_of(s: &crate::state::State, this: usize, i: &Instance, tcp_peers: usize) -> LinkFacts {
+    let mut incoming: Vec<String> =
+        i.local_engine.as_deref().map(|n| s.hixl.incoming_links(this, n)).unwrap_or_default();
+    if incoming.is_empty() && tcp_peers > 0 {
+        let port = i.local_engine.as_deref().and_then(net::engine_port).unwrap_or(0);
+        incoming.push(format!("{tcp_peers} peer connection(s) to its listen port {port} (peers in other processes)"));
     }
+    LinkFacts { outgoing: i.links.iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect(), incoming }
+}
+
+/// Connections peers hold to the listen port of the instance at `this` (0 when it has none,
+/// or they cannot be counted). Read without any lock held; only for registrations and
+/// deregistrations, never on the transfer path.
+fn tcp_peers(this: usize) -> usize {
+    let name = state::read(|s| s.hixl.instances.get(&this).and_then(|i| i.local_engine.clone()));
+    name.as_deref().and_then(net::engine_port).and_then(|p| net::established_connections(p).ok()).unwrap_or(0)
 }
 
 /// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
@@ -199,6 +214,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let product = ProductClass::from_soc(rt.soc().as_deref());
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
+            let peers = tcp_peers(key);
             let checks = state::with(|s| {
                 let empty = Instance::default();
                 let inst = s.hixl.instances.get(&key);
@@ -212,7 +228,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
                 let facts = RegFacts {
                     state: instance_state(inst),
                     thread,
-                    links: inst.map(|i| links_of(s, key, i)),
+                    links: inst.map(|i| links_of(s, key, i, peers)),
                     identical,
                     overlap,
                     live: i.regs.len(),
@@ -268,13 +284,14 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
             let key = this as usize;
             let h = handle as usize;
             let thread = if h != 0 { thread_facts(key) } else { None };
+            let peers = if h != 0 { tcp_peers(key) } else { 0 };
             let mut findings = state::with(|s| {
                 let inst = s.hixl.instances.get(&key);
                 let facts = DeregFacts {
                     state: instance_state(inst),
                     live: inst.and_then(|i| i.regs.get(h)),
                     other_owner: s.hixl.owner_of(key, h),
-                    links: inst.map(|i| links_of(s, key, i)),
+                    links: inst.map(|i| links_of(s, key, i, peers)),
                     engine: inst.and_then(|i| i.engine),
                 };
                 rules::check_dereg(RegApi::Hixl, h, &facts)
