@@ -8,7 +8,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use regcheck::rules::hixl::{check_transfer, InstanceState, MemKind, TransferOpDesc, XferFacts};
+use regcheck::rules::hixl::{check_transfer, InstanceState, MemKind, RemoteView, TransferOpDesc, XferFacts};
 use regcheck::state::hixl::{HixlReg, Instance, Phase};
 
 const REGS: usize = 4000;
@@ -58,7 +58,15 @@ fn validate(ops: &[TransferOpDesc], remote: &[u8]) -> usize {
             sync: true,
         };
         let regs = inst.map(|i| &i.regs);
-        check_transfer("Hixl::TransferSync", "b", facts, ops, |a, l| regs.and_then(|r| r.kind_of_range(a, l))).len()
+        check_transfer(
+            "Hixl::TransferSync",
+            "b",
+            facts,
+            ops,
+            |a, l| regs.and_then(|r| r.kind_of_range(a, l)),
+            |_, _| RemoteView::Unknown,
+        )
+        .len()
     })
 }
 

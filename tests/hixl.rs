@@ -559,6 +559,61 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
     assert!(outs[0].stderr.contains("hixl_cs engine refuses"), "{}", outs[0].dump());
 }
 
+#[test]
+fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
+    // hixl_cs: the link carries the peer's registrations of the moment it was made; a read of
+    // a region the peer registered later fails: rejected, named, with the fix.
+    let outs = Case {
+        scenario: "remote_late_hixl_cs",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("read_seen", 0),
+            ("register_b_late", 0),
+            ("read_late", 103900),
+            ("disconnect", 0),
+            ("connect_again", 0),
+            ("read_late_relinked", 0),
+            ("disconnect_again", 0),
+        ],
+        rules: &["HIXL-XFER-REMOTE-UNREGISTERED", "HIXL-REG-AFTER-CONNECT"],
+        absent: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+        forwarded: &[(XFER, 2)],
+    }
+    .check();
+    for o in &outs {
+        assert!(o.stderr.contains("after this link was made"), "{}", o.dump());
+        assert!(o.stderr.contains("register all its memory before peers connect"), "{}", o.dump());
+    }
+    // comm: the engine stages it through its buffer pool: warned, forwarded.
+    let outs = Case {
+        scenario: "remote_late_comm",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("read_seen", 0),
+            ("register_b_late", 0),
+            ("read_late", SIM_REMOTE_LATE_COMM),
+            ("disconnect", 0),
+            ("connect_again", 0),
+            ("read_late_relinked", 0),
+            ("disconnect_again", 0),
+        ],
+        rules: &["HIXL-XFER-REMOTE-UNREGISTERED"],
+        absent: &[],
+        forwarded: &[(XFER, 3)],
+    }
+    .check();
+    assert_warned(&outs, "HIXL-XFER-REMOTE-UNREGISTERED");
+}
+
+/// What the simulator answers for a read of a peer region registered after the link (comm).
+const SIM_REMOTE_LATE_COMM: u32 = 0;
+
 /// What the simulator answers for a TransferSync of unregistered memory on the comm engine.
 const SIM_UNREGISTERED_SYNC: u32 = 103900;
 

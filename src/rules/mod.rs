@@ -194,6 +194,7 @@ rule_ids! {
     HixlInitOptions = 126,
     HixlInitFabricMem = 127,
     HixlRegFabricVmm = 128,
+    HixlXferRemoteUnregistered = 129,
 }
 
 impl RuleId {
@@ -233,6 +234,7 @@ impl RuleId {
                 | HixlXferNotConnected
                 | HixlXferLocalUnregistered
                 | HixlRegFabricVmm
+                | HixlXferRemoteUnregistered
         )
     }
 
@@ -991,6 +993,19 @@ pub static CATALOGUE: &[RuleInfo] = &[
         vendor: "registers memory it did not allocate through aclrtMemRetainAllocationHandle (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterForeignMem`), which HDK 25.5 lacks (`examples/cpp/README.md`)",
         engines: &[],
         source: "HIXL samples README (VMM memory needs HDK 26.0)",
+    },
+    RuleInfo {
+        id: RuleId::HixlXferRemoteUnregistered,
+        name: "HIXL-XFER-REMOTE-UNREGISTERED",
+        family: Family::Hixl,
+        default: Action::Error,
+        code: Some(103900),
+        calls: "Hixl::TransferSync, TransferAsync",
+        summary: "the remote engine is an instance of this process and an op's remote range is not inside a registration it had when the link was made (registered later, or not at all; comm engine: a warning when its buffer pool stages the TransferSync)",
+        fix: "have the peer register all its memory before peers connect, and keep each op inside one of its regions",
+        vendor: "hixl_cs rejects with 103900 (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`: \"Server memory verification failed\"), fabric_mem too (`src/hixl/fabric_mem/fabric_mem_transfer_service.cc`, `AppendRemoteTranslatedOps`); comm stages a TransferSync whose remote range it cannot find (`src/llm_datadist/adxl/adxl_inner_engine.cc`, `GetTransferType`), and fails otherwise (\"Can't find remoteBuffer by key\")",
+        engines: &[],
+        source: "HIXL RegisterMem reference; field failure B6",
     },
 ];
 

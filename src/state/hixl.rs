@@ -208,6 +208,9 @@ pub struct Instance {
     /// Remote engines this instance has a link to (successful Connect/ConnectAsync, not yet
     /// disconnected).
     pub links: BTreeSet<Vec<u8>>,
+    /// For each link to an engine of this process: that engine's registrations when the link
+    /// was made (what the link can see).
+    pub peer_views: HashMap<Vec<u8>, RegSet>,
     pub regs: RegSet,
     /// HIXL-REG-COUNT-NEAR was reported for this instance.
     pub near_warned: bool,
@@ -225,6 +228,7 @@ impl Default for Instance {
             init_ctx: None,
             local_engine: None,
             links: BTreeSet::new(),
+            peer_views: HashMap::new(),
             regs: RegSet::default(),
             near_warned: false,
             options: OptionsFacts::default(),
@@ -267,6 +271,18 @@ impl HixlState {
             .filter(|(addr, i)| **addr != this && i.links.contains(name.as_bytes()))
             .map(|(_, i)| i.local_engine.clone().unwrap_or_else(|| "(unnamed)".into()))
             .collect()
+    }
+
+    /// The registrations of the initialised instance (other than `this`) named `name`.
+    pub fn regs_of_engine(&self, this: usize, name: &[u8]) -> Option<&RegSet> {
+        self.instances
+            .iter()
+            .find(|(addr, i)| {
+                **addr != this
+                    && i.phase == Phase::Initialized
+                    && i.local_engine.as_deref().map(str::as_bytes) == Some(name)
+            })
+            .map(|(_, i)| &i.regs)
     }
 
     /// Whether `handle` is live on an instance other than `this` (its engine name).

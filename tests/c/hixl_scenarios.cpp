@@ -413,6 +413,28 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "remote_late_comm" || s == "remote_late_hixl_cs") {
+    // b registers a region after a's link to it: the link cannot see it.
+    Options o = s == "remote_late_comm" ? Options() : Transports("\"roce:device\"");
+    Init(a, kA, o);
+    Init(b, kB, o);
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, hb = nullptr, hlate = nullptr;
+    rc("register", Reg(a, p, 4 * kPage, hixl::MEM_HOST, &ha));
+    rc("register_b", Reg(b, q, 2 * kPage, hixl::MEM_HOST, &hb));
+    rc("connect", a.Connect(kB, 1000));
+    rc("read_seen", a.TransferSync(kB, hixl::READ, Ops(p, q, kPage), 1000));
+    rc("register_b_late", Reg(b, q + 2 * kPage, 2 * kPage, hixl::MEM_HOST, &hlate));
+    rc("read_late", a.TransferSync(kB, hixl::READ, Ops(p, q + 2 * kPage, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    rc("connect_again", a.Connect(kB, 1000));
+    rc("read_late_relinked", a.TransferSync(kB, hixl::READ, Ops(p, q + 2 * kPage, kPage), 1000));
+    rc("disconnect_again", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha);
+    b.DeregisterMem(hb);
+    b.DeregisterMem(hlate);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "vmm") {
     Init(a, kA, Transports("\"hccs:device\""));
     aclrtDrvMemHandle huge_phys = nullptr, normal_phys = nullptr;

@@ -152,6 +152,7 @@ pub unsafe fn finalize(this: *mut c_void) {
                         i.phase = Phase::Finalized;
                     }
                     i.links.clear();
+                    i.peer_views.clear();
                     i.regs.clear();
                 }
             });
@@ -372,16 +373,28 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
         |_, name, ret| {
             let Some(name) = name else { return };
             state::with(|s| {
-                let Some(i) = s.hixl.instances.get_mut(&(this as usize)) else { return };
+                let key = this as usize;
+                // What a new link to an engine of this process can see: its registrations now.
+                let view = match which {
+                    LinkCall::Connect | LinkCall::ConnectAsync if *ret == code::SUCCESS => {
+                        s.hixl.regs_of_engine(key, &name).cloned()
+                    }
+                    _ => None,
+                };
+                let Some(i) = s.hixl.instances.get_mut(&key) else { return };
                 match which {
                     LinkCall::Connect | LinkCall::ConnectAsync
                         if *ret == code::SUCCESS || *ret == code::ALREADY_CONNECTED =>
                     {
+                        if let Some(v) = view {
+                            i.peer_views.entry(name.clone()).or_insert(v);
+                        }
                         i.links.insert(name);
                     }
                     LinkCall::Disconnect | LinkCall::DisconnectAsync
                         if *ret == code::SUCCESS || *ret == code::NOT_CONNECTED =>
                     {
+                        i.peer_views.remove(&name);
                         i.links.remove(&name);
                     }
                     _ => {}
@@ -424,11 +437,22 @@ fn check_transfer(
             };
             let remote_text = std::str::from_utf8(name).unwrap_or("(not UTF-8)");
             let regs = inst.map(|i| &i.regs);
-            rules::check_transfer(call, remote_text, facts, ops, |a, l| match regs {
+            let view = inst.and_then(|i| i.peer_views.get(name));
+            let peer_now = view.and_then(|_| s.hixl.regs_of_engine(key, name));
+            let local = |a, l| match regs {
                 Some(r) => r.kind_of_range(a, l),
                 // An instance regcheck did not see: nothing to judge by.
                 None => Some(MemKind::Host),
-            })
+            };
+            let remote = |a, l| match view {
+                None => RemoteView::Unknown,
+                Some(v) => match v.kind_of_range(a, l) {
+                    Some(k) => RemoteView::Registered(k),
+                    None if peer_now.is_some_and(|p| p.contains_range(a, l)) => RemoteView::Late,
+                    None => RemoteView::Unregistered,
+                },
+            };
+            rules::check_transfer(call, remote_text, facts, ops, local, remote)
         })
     });
     let Some(findings) = findings else {

@@ -22,7 +22,7 @@ use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
     self as rules, Checks, DeregFacts, HdkFact, InstanceState, LinkFacts, MemKind, OptionsFacts, ProductClass, RegApi,
-    RegArgs, RegFacts, ThreadFacts, TransferOpDesc, XferFacts,
+    RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
 };
 use crate::rules::Finding;
 use crate::state::hixl::{CsEndpoint, HixlReg, Instance, Phase, RegSet};

@@ -59,16 +59,39 @@ pub fn unregistered_outcome(f: &XferFacts, mixed: bool) -> Unregistered {
     }
 }
 
+/// What the link to the remote engine sees of an op's remote range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteView {
+    /// The peer is not an engine of this process (or the link was made before regcheck saw
+    /// it): nothing to judge by.
+    Unknown,
+    /// Inside a registration the peer had when the link was made.
+    Registered(MemKind),
+    /// Inside a registration the peer made after the link: the link cannot see it.
+    Late,
+    /// Inside no registration of the peer.
+    Unregistered,
+}
+
+impl RemoteView {
+    fn missing(self) -> bool {
+        matches!(self, RemoteView::Late | RemoteView::Unregistered)
+    }
+}
+
 /// `HIXL-NOT-INITIALIZED`, `HIXL-XFER-NOT-CONNECTED`, `HIXL-XFER-EMPTY`,
-/// `HIXL-XFER-LOCAL-UNREGISTERED`. O(n log m) through `registered` (the kind of the live
-/// registration containing a range), no allocation unless something is wrong.
+/// `HIXL-XFER-LOCAL-UNREGISTERED`, `HIXL-XFER-REMOTE-UNREGISTERED`. O(n log m) through
+/// `registered` (the kind of the live registration containing a local range) and `remote`
+/// (what the link sees of a remote range), no allocation unless something is wrong.
 pub fn check_transfer(
     call: &str,
-    remote: &str,
+    remote_name: &str,
     f: XferFacts,
     ops: &[TransferOpDesc],
     registered: impl Fn(usize, u64) -> Option<MemKind>,
+    remote: impl Fn(usize, u64) -> RemoteView,
 ) -> Vec<Finding> {
+    let remote_engine = remote_name;
     let mut out = Vec::new();
     if let Some(nf) = check_initialized(call, f.state) {
         out.push(nf);
@@ -78,9 +101,9 @@ pub fn check_transfer(
         out.push(Finding::new(
             RuleId::HixlXferNotConnected,
             "remote_engine",
-            format!("this instance has no link to \"{remote}\""),
+            format!("this instance has no link to \"{remote_engine}\""),
             format!(
-                "Connect(\"{remote}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect"
+                "Connect(\"{remote_engine}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect"
             ),
         ));
     }
@@ -90,6 +113,7 @@ pub fn check_transfer(
     }
     let (mut bad, mut first_bad) = (0usize, None);
     let (mut unreg, mut first_unreg) = (0usize, None);
+    let (mut far, mut first_far, mut late) = (0usize, None, false);
     // The comm engine's staging path: once a range needs the pool, each op's local kind
     // (unregistered memory counts as host) must equal the previous op's.
     let (mut staged_so_far, mut mixed, mut prev_kind) = (false, false, None);
@@ -103,6 +127,15 @@ pub fn check_transfer(
         if kind.is_none() {
             unreg += 1;
             first_unreg.get_or_insert(i);
+            staged_so_far = true;
+        }
+        let seen = remote(op.remote_addr, op.len as u64);
+        if seen.missing() {
+            far += 1;
+            if first_far.is_none() {
+                first_far = Some(i);
+                late = seen == RemoteView::Late;
+            }
             staged_so_far = true;
         }
         let kind = kind.unwrap_or(MemKind::Host);
@@ -159,6 +192,48 @@ pub fn check_transfer(
             .with_action(crate::rules::Action::Warn),
         };
         out.push(finding);
+    }
+    if let Some(i) = first_far {
+        let op = &ops[i];
+        let end = op.remote_addr.saturating_add(op.len);
+        let range = if late {
+            format!(
+                "op {i} of {}: \"{remote_engine}\" registered the remote range [0x{:x}, 0x{end:x}) ({}) after this link was made, and a link sees only the registrations its peer had when it was made (the vendor logs \"Can't find remoteBuffer by key\"){}",
+                ops.len(),
+                op.remote_addr,
+                human(op.len as u64),
+                more(far)
+            )
+        } else {
+            format!(
+                "op {i} of {}: the remote range [0x{:x}, 0x{end:x}) ({}) is not inside a registration \"{remote_engine}\" had when this link was made{}",
+                ops.len(),
+                op.remote_addr,
+                human(op.len as u64),
+                more(far)
+            )
+        };
+        let fix = if late {
+            format!("have \"{remote_engine}\" register all its memory before peers connect, or Disconnect and Connect again after it registered")
+        } else {
+            "keep each op's remote range inside one region the peer registered (before the link was made)".to_string()
+        };
+        let rule = RuleId::HixlXferRemoteUnregistered;
+        out.push(match unregistered_outcome(&f, mixed) {
+            Unregistered::Staged => Finding::new(
+                rule,
+                "op_descs",
+                format!(
+                    "{range}: the comm engine copies it through its staging buffer pool, which works but is slower"
+                ),
+                fix,
+            )
+            .with_action(crate::rules::Action::Warn),
+            Unregistered::Fails(why) => {
+                Finding::new(rule, "op_descs", format!("{range}: {}", why.replace("local ", "")), fix)
+            }
+            Unregistered::Unknown => Finding::new(rule, "op_descs", range, fix).with_action(crate::rules::Action::Warn),
+        });
     }
     out
 }
