@@ -194,10 +194,12 @@ pub unsafe fn cs_reg_mem(
                     (CsSide::Client, _) => LinkFacts {
                         outgoing: vec![format!("server {}", e.key.as_deref().unwrap_or("?"))],
                         incoming: vec![],
+                        foreign: 0,
                     },
                     (CsSide::Server, n) => LinkFacts {
                         outgoing: vec![],
                         incoming: vec![format!("{n} client(s) at {}", e.key.as_deref().unwrap_or("?"))],
+                        foreign: 0,
                     },
                 });
                 let facts = RegFacts {

@@ -173,22 +173,22 @@ fn thread_facts(this: usize) -> Option<ThreadFacts> {
     Some(ThreadFacts { same_thread, init_ctx, current_ctx })
 }
 
-/// The links of an instance: its own, the instances of this process linked to it, and, when
-/// none of those is, the TCP connections peers (of any process) hold to its listen port
-/// (`tcp_peers`, counted before the state is locked).
+/// The links of an instance: its own, the instances of this process linked to it, and the
+/// connections accepted on its listen port beyond those (`tcp_peers`, counted before the
+/// state is locked): peers in other processes.
 fn links_of(s: &crate::state::State, this: usize, i: &Instance, tcp_peers: usize) -> LinkFacts {
-    let mut incoming: Vec<String> =
-        i.local_engine.as_deref().map(|n| s.hixl.incoming_links(this, n)).unwrap_or_default();
-    if incoming.is_empty() && tcp_peers > 0 {
-        let port = i.local_engine.as_deref().and_then(net::engine_port).unwrap_or(0);
-        incoming.push(format!("{tcp_peers} peer connection(s) to its listen port {port} (peers in other processes)"));
+    let incoming: Vec<String> = i.local_engine.as_deref().map(|n| s.hixl.incoming_links(this, n)).unwrap_or_default();
+    LinkFacts {
+        outgoing: i.links.iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect(),
+        // In-process peers hold connections to the listen port too.
+        foreign: tcp_peers.saturating_sub(incoming.len()),
+        incoming,
     }
-    LinkFacts { outgoing: i.links.iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect(), incoming }
 }
 
 /// Connections peers hold to the listen port of the instance at `this` (0 when it has none,
-/// or they cannot be counted). Read without any lock held; only for registrations and
-/// deregistrations, never on the transfer path.
+/// or they cannot be counted): this process's sockets, read without any lock held; only for
+/// registrations and deregistrations, never on the transfer path.
 fn tcp_peers(this: usize) -> usize {
     let name = state::read(|s| s.hixl.instances.get(&this).and_then(|i| i.local_engine.clone()));
     name.as_deref().and_then(net::engine_port).and_then(|p| net::established_connections(p).ok()).unwrap_or(0)

@@ -52,11 +52,14 @@ pub struct LinkFacts {
     pub outgoing: Vec<String>,
     /// Engines in this process connected to this one (a server: its clients).
     pub incoming: Vec<String>,
+    /// Connections accepted on the instance's listen port that no engine of this process
+    /// accounts for: peers in other processes.
+    pub foreign: usize,
 }
 
 impl LinkFacts {
     pub fn any(&self) -> bool {
-        !self.outgoing.is_empty() || !self.incoming.is_empty()
+        !self.outgoing.is_empty() || !self.incoming.is_empty() || self.foreign > 0
     }
 
     fn describe(&self) -> String {
@@ -66,6 +69,12 @@ impl LinkFacts {
         }
         if !self.incoming.is_empty() {
             parts.push(format!("links from {}", list(&self.incoming)));
+        }
+        if self.foreign > 0 {
+            parts.push(format!(
+                "{} connection(s) from peers in other processes accepted on its listen port",
+                self.foreign
+            ));
         }
         parts.join(" and ")
     }

@@ -107,11 +107,11 @@ fn thread_rule() {
 fn after_connect() {
     let o = OptionsFacts::default();
     let mut f = facts(&o);
-    f.links = Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![] });
+    f.links = Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![], foreign: 0 });
     let c = check_register(&hixl(0x1000, 1, 1), &f);
     assert_eq!(rules(&c.findings), vec![RuleId::HixlRegAfterConnect]);
     assert!(c.findings[0].problem.contains("links to \"b\""));
-    f.links = Some(LinkFacts { outgoing: vec![], incoming: vec!["peer".into()] });
+    f.links = Some(LinkFacts { outgoing: vec![], incoming: vec!["peer".into()], foreign: 0 });
     assert!(check_register(&hixl(0x1000, 1, 1), &f).has(RuleId::HixlRegAfterConnect), "a peer connected to us");
     let same = reg(9, 0x1000, 1, MemKind::Host);
     f.identical = Some(&same);
@@ -500,8 +500,11 @@ fn dereg_rules() {
     assert_eq!(rules(&check_dereg(RegApi::Hixl, 0, &ok)), vec![RuleId::HixlDeregNull]);
     let cs = check_dereg(RegApi::CsServer, 0, &ok);
     assert!(cs[0].fix.contains("HixlCSServerRegMem"));
-    let linked =
-        f(InstanceState::Initialized, Some(&live), Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![] }));
+    let linked = f(
+        InstanceState::Initialized,
+        Some(&live),
+        Some(LinkFacts { outgoing: vec!["b".into()], incoming: vec![], foreign: 0 }),
+    );
     let d = check_dereg(RegApi::Hixl, 0x42, &linked);
     assert_eq!(rules(&d), vec![RuleId::HixlDeregConnected]);
     assert_eq!(d[0].action, None, "fabric_mem refuses it: the rule's default (error)");
@@ -511,7 +514,7 @@ fn dereg_rules() {
     assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_out)[0].action, None, "its own clients exist: refused");
     let cs_in = DeregFacts {
         engine: Some(Engine::HixlCs),
-        links: Some(LinkFacts { outgoing: vec![], incoming: vec!["c".into()] }),
+        links: Some(LinkFacts { outgoing: vec![], incoming: vec!["c".into()], foreign: 0 }),
         ..linked.clone()
     };
     assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_in)[0].action, Some(crate::rules::Action::Warn));
@@ -637,6 +640,20 @@ fn remote_ranges_the_link_cannot_see() {
     assert_eq!(staged[0].action, Some(Action::Warn), "the comm engine stages it");
     let unknown = |_: usize, _: u64| RemoteView::Unknown;
     assert!(check_transfer("T", "b", cs, &[op(0x1000, 0xa000, 0x100)], local, unknown).is_empty());
+}
+
+#[test]
+fn peers_in_other_processes_count_as_links() {
+    let opts = OptionsFacts::default();
+    let mut f = facts(&opts);
+    f.links = Some(LinkFacts { outgoing: vec![], incoming: vec![], foreign: 2 });
+    let c = check_register(&hixl(0x1000, 0x100, 1), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegAfterConnect]);
+    assert!(
+        c.findings[0].problem.contains("2 connection(s) from peers in other processes"),
+        "{}",
+        c.findings[0].problem
+    );
 }
 
 #[test]
