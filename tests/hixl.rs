@@ -729,7 +729,7 @@ fn hixl_cs_memory_rules() {
             ("server_listen", 0),
             ("client_create", 0),
             ("client_null_addr", 103900),
-            ("client_len_zero", 0),
+            ("client_len_zero", 103900),
             ("client_memtype", 103900),
             ("client_reg", 0),
             ("client_connect", 0),
@@ -753,8 +753,8 @@ fn hixl_cs_memory_rules() {
             "HIXL-DEREG-UNKNOWN",
         ],
         absent: &["HIXL-REG-HOST-ORIGIN"],
-        // len 0 and the registrations after the connection are warned and forwarded.
-        forwarded: &[("HixlCSServerRegMem", 2), ("HixlCSClientRegMem", 3), ("HixlCSClientUnregMem", 2)],
+        // The registrations after the connection are warned and forwarded.
+        forwarded: &[("HixlCSServerRegMem", 2), ("HixlCSClientRegMem", 2), ("HixlCSClientUnregMem", 2)],
     }
     .check();
     Case {

@@ -197,7 +197,15 @@ pub fn policy_name(policy: u32) -> String {
 /// code is the vendor's own): state, arguments, thread, links, overlap, count, caps, origin.
 pub fn check_register(a: &RegArgs, f: &RegFacts) -> Checks {
     let mut c = register_checks(a, f);
-    c.findings = c.findings.into_iter().map(|x| x.on_engine(f.engine)).collect();
+    c.findings = c
+        .findings
+        .into_iter()
+        .map(|x| match (x.rule, a.api) {
+            // The HixlCS client refuses an empty region (its memory store's register check).
+            (RuleId::HixlRegLenZero, RegApi::CsClient) => x.with_action(crate::rules::Action::Error),
+            _ => x.on_engine(f.engine),
+        })
+        .collect();
     c
 }
 

@@ -444,6 +444,9 @@ fn engine_dependent_defaults() {
     f.engine = Some(Engine::FabricMem);
     assert_eq!(check_register(&hixl(0x1000, 0, 1), &f).findings[0].action, Some(Action::Error));
     assert_eq!(RuleId::HixlRegLenZero.info().default_text(), "warn (fabric_mem: error)");
+    let client = RegArgs { api: RegApi::CsClient, addr: 0x1000, len: 0, ty: 1 };
+    f.engine = None;
+    assert_eq!(check_register(&client, &f).findings[0].action, Some(Action::Error), "the HixlCS client refuses it");
 }
 
 #[test]
