@@ -1050,6 +1050,11 @@ pub fn catalogue_markdown() -> String {
     out.push_str("`REGCHECK_BLESS=1 cargo test --lib catalogue` after changing the catalogue).\n\n");
     out.push_str("Actions: `error` rejects the call with the code shown (in `enforce` mode), `warn` and `info`\n");
     out.push_str("log and forward, `off` skips the check. Change them with `REGCHECK_RULES`.\n\n");
+    out.push_str("A rule is an `error` where the vendor's own code fails, hangs, crashes or corrupts data; where\n");
+    out.push_str("the vendor accepts the call and it works, it warns and says why it matters. \"What the vendor\n");
+    out.push_str("does\" gives the code that decides it (repository, path, function), or \"documentation only\"\n");
+    out.push_str("where that code is closed. HIXL rules may differ by engine (`warn (fabric_mem: error)`): see\n");
+    out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
     for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
