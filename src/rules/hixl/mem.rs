@@ -120,7 +120,7 @@ pub fn check_thread(call: &str, t: &ThreadFacts) -> Result<Option<Finding>, Skip
         RuleId::HixlRegThread,
         "(thread)",
         format!(
-            "{call} is called on a thread other than Initialize's, and this thread's current ACL context ({}) is not the one Initialize's thread had ({}): the documented constraint; the published HIXL engines switch to their own context around each call, so this works on them, but releases before 8.5.0 are documented to fail",
+            "{call} is called on a thread other than Initialize's, and this thread's current ACL context ({}) is not the one Initialize's thread had ({}): the documented constraint; every published HIXL engine (8.5.0 on) switches to its own context around each call, so this works there, while earlier releases may need it",
             ctx(cur),
             ctx(init)
         ),
