@@ -1,10 +1,10 @@
 //! Connections peers hold to a port of this process: the process's own TCP sockets.
 //!
 //! A HIXL engine initialised as `ip:port` listens there for its peers' control connections;
-//! the sockets it accepted (local port `port`, connected to a peer) are peers linked to it,
-//! possibly from other processes (regcheck sees no call of theirs). Found through
-//! `/proc/self/fd` and `getsockname`/`getpeername` on each socket: a few system calls per open
-//! socket, with no walk of the system's TCP tables (`/proc/net/tcp` takes milliseconds).
+//! the sockets it accepted (local port `port`, ESTABLISHED) are peers linked to it, possibly
+//! from other processes (regcheck sees no call of theirs). Found through `/proc/self/fd`,
+//! `getsockname` and `TCP_INFO` on each socket: a few system calls per open socket, with no
+//! walk of the system's TCP tables (`/proc/net/tcp` takes milliseconds).
 
 use std::mem::{size_of, MaybeUninit};
 
@@ -25,7 +25,7 @@ fn port_of(sa: &libc::sockaddr_storage) -> Option<u16> {
     }
 }
 
-/// Whether `fd` is a connected TCP/IP socket whose local port is `port`.
+/// Whether `fd` is an ESTABLISHED TCP socket whose local port is `port`.
 fn connected_on_port(fd: i32, port: u16) -> bool {
     let mut sa = MaybeUninit::<libc::sockaddr_storage>::zeroed();
     let mut len = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
@@ -39,11 +39,17 @@ fn connected_on_port(fd: i32, port: u16) -> bool {
     if port_of(&local) != Some(port) {
         return false;
     }
-    let mut peer = MaybeUninit::<libc::sockaddr_storage>::zeroed();
-    let mut plen = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    // SAFETY: as above; a listening or unconnected socket fails with ENOTCONN.
-    unsafe { libc::getpeername(fd, peer.as_mut_ptr().cast(), &mut plen) == 0 }
+    // The TCP state (the first byte of the kernel's `struct tcp_info`): only ESTABLISHED
+    // counts; a connection the peer closed (CLOSE_WAIT) is no link any more.
+    let mut info = [0u8; 256];
+    let mut ilen = info.len() as libc::socklen_t;
+    // SAFETY: `info` has `ilen` bytes; the call writes at most that many. Not TCP: it fails.
+    let rc = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, info.as_mut_ptr().cast(), &mut ilen) };
+    rc == 0 && ilen > 0 && info[0] == TCP_ESTABLISHED
 }
+
+/// `TCP_ESTABLISHED` of the kernel's TCP states.
+const TCP_ESTABLISHED: u8 = 1;
 
 /// Connected sockets of this process whose local port is `port` (peers linked to a listener
 /// on it).
@@ -77,9 +83,14 @@ mod tests {
         assert_eq!(established_connections(port), Ok(1));
         let client_port = client.local_addr().unwrap().port();
         assert_eq!(established_connections(client_port), Ok(1));
-        drop(accepted);
+        // The peer closed: the accepted socket is in CLOSE_WAIT, no link any more.
         drop(client);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while established_connections(port) != Ok(0) && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
         assert_eq!(established_connections(port), Ok(0));
+        drop(accepted);
     }
 
     #[test]
