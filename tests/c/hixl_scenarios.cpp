@@ -125,8 +125,12 @@ uintptr_t MapVmm(size_t n, aclrtMemAttr attr, aclrtDrvMemHandle *phys) {
   return reinterpret_cast<uintptr_t>(va);
 }
 
-// Initialize with `o` and print its code under `label`.
-void InitRc(Hixl &h, const char *label, const char *name, const Options &o) { rc(label, h.Initialize(name, o)); }
+// Initialize as 127.0.0.1:<a free port> with `o`; print the name and the code under `label`.
+void InitRc(Hixl &h, const char *label, const Options &o) {
+  std::string name = "127.0.0.1:" + std::to_string(FreePort());
+  printf("name %s %s\n", label, name.c_str());
+  rc(label, h.Initialize(name.c_str(), o));
+}
 
 // A transfer of unregistered local memory on an instance initialised with `o`.
 void UnregisteredTransfer(const Options &o) {
@@ -391,19 +395,20 @@ int Run(const std::string &s) {
     Hixl c, d, e, f, g;
     Options legacy;
     legacy[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.2\"}";
-    legacy[hixl::OPTION_GLOBAL_RESOURCE_CONFIG] = "{\"comm_resource_config.listen_port\": 26010}";
+    legacy[hixl::OPTION_GLOBAL_RESOURCE_CONFIG] =
+        ("{\"comm_resource_config.listen_port\": " + std::to_string(FreePort()) + "}").c_str();
     legacy[hixl::OPTION_BUFFER_POOL] = "0:0";
     Options v13;
     v13[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.3\"}";
-    InitRc(a, "default", "127.0.0.1:26010", Options());
-    InitRc(b, "legacy", "127.0.0.1:26011", legacy);
-    InitRc(c, "local_comm_res_1_3", "127.0.0.1:26012", v13);
-    InitRc(d, "roce_device", "127.0.0.1:26013", Transports("[\"roce:device\"]"));
-    InitRc(e, "hccs_device", "127.0.0.1:26014", Transports("[\"hccs:device\"]"));
-    InitRc(f, "ub_ctp", "127.0.0.1:26015", Transports("[\"ub_ctp:host\", \"ub_ctp:device\"]"));
+    InitRc(a, "default", Options());
+    InitRc(b, "legacy", legacy);
+    InitRc(c, "local_comm_res_1_3", v13);
+    InitRc(d, "roce_device", Transports("[\"roce:device\"]"));
+    InitRc(e, "hccs_device", Transports("[\"hccs:device\"]"));
+    InitRc(f, "ub_ctp", Transports("[\"ub_ctp:host\", \"ub_ctp:device\"]"));
     Options fm;
     fm[hixl::OPTION_ENABLE_USE_FABRIC_MEM] = "1";
-    InitRc(g, "fabric_mem", "127.0.0.1:26016", fm);
+    InitRc(g, "fabric_mem", fm);
     for (Hixl *h : {&a, &b, &c, &d, &e, &f, &g}) h->Finalize();
   } else if (s == "xfer_unregistered_comm") {
     UnregisteredTransfer(Options());
@@ -450,7 +455,7 @@ int Run(const std::string &s) {
   } else if (s == "fabric_mem_init") {
     Options o;
     o[hixl::OPTION_ENABLE_USE_FABRIC_MEM] = "1";
-    InitRc(a, "init", kA, o);
+    rc("init", a.Initialize(kA, o));
     aclrtDrvMemHandle phys = nullptr;
     uintptr_t va = MapVmm(2 << 20, ACL_HBM_MEM_HUGE, &phys);
     MemHandle h = nullptr;
