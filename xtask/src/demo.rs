@@ -74,6 +74,24 @@ const DEMOS: &[Demo] = &[
             "happens, with the rule, the argument and the fix.",
         ],
     },
+    Demo {
+        title: "HIXL two-process demo",
+        source: "examples-c/hixl_two_process.cpp",
+        exe: "hixl_two_process",
+        cxx: true,
+        libs: &["cann_hixl", "ascendcl"],
+        args: &[],
+        bare_text: &[
+            "Two processes: a server registers a buffer, a client links to it and reads it.",
+            "Then the server registers a second buffer, after the link was made. The link",
+            "never learns of it: the client's read fails, in the client, with a bare code,",
+            "while the call that caused it happened in the server.",
+        ],
+        checked_text: &[
+            "Same binary under regcheck: the server's late RegisterMem is named where it",
+            "happens, with the fix (register before peers connect).",
+        ],
+    },
 ];
 
 pub fn run() -> Result<i32> {
@@ -93,7 +111,7 @@ pub fn run() -> Result<i32> {
         programs.push((demo, compile(demo, &source, &out_dir.join(demo.exe), &built.sim_lib_dir)?));
     }
     if programs.is_empty() {
-        return Err("no demo program in examples-c/ (acl_demo.c, hixl_demo.cpp)".into());
+        return Err("no demo program in examples-c/ (acl_demo.c, hixl_demo.cpp, hixl_two_process.cpp)".into());
     }
 
     let mut results = Vec::new();
