@@ -175,6 +175,17 @@ pub unsafe fn cs_reg_mem(
             let tag = c_string(tag);
             let mf = mem_facts(rt, &a);
             let product = ProductClass::from_soc(rt.soc().as_deref());
+            // A server's clients in other processes: connections accepted on its port.
+            let peers = match side {
+                CsSide::Server => {
+                    let key = state::read(|s| s.hixl.servers.get(&(h as usize)).and_then(|e| e.key.clone()));
+                    key.as_deref()
+                        .and_then(crate::platform::net::engine_port)
+                        .and_then(|p| crate::platform::net::established_connections(p).ok())
+                        .unwrap_or(0)
+                }
+                CsSide::Client => 0,
+            };
             let checks = state::with(|s| {
                 let map = match side {
                     CsSide::Server => &s.hixl.servers,
@@ -190,6 +201,7 @@ pub unsafe fn cs_reg_mem(
                     _ => None,
                 };
                 let links = ep.filter(|e| e.seen_created).map(|e| match (side, e.connections) {
+                    (CsSide::Server, 0) => LinkFacts { foreign: peers, ..LinkFacts::default() },
                     (_, 0) => LinkFacts::default(),
                     (CsSide::Client, _) => LinkFacts {
                         outgoing: vec![format!("server {}", e.key.as_deref().unwrap_or("?"))],
@@ -199,7 +211,7 @@ pub unsafe fn cs_reg_mem(
                     (CsSide::Server, n) => LinkFacts {
                         outgoing: vec![],
                         incoming: vec![format!("{n} client(s) at {}", e.key.as_deref().unwrap_or("?"))],
-                        foreign: 0,
+                        foreign: peers.saturating_sub(n),
                     },
                 });
                 let facts = RegFacts {
