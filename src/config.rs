@@ -70,6 +70,22 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
 ];
 
+/// The only variables honoured in a secure-execution process (set-user-ID, set-group-ID, file
+/// capabilities): they choose how much is printed to the standard error the caller gave the
+/// process, and nothing else. Every other `REGCHECK_*` variable is ignored there: it names a
+/// library to load or a file to write (`REGCHECK_ACL_LIB`, `REGCHECK_HIXL_LIB`,
+/// `REGCHECK_LOG_FILE`), changes the process's exit status (`REGCHECK_ERROR_EXITCODE`), forces
+/// a panic (`REGCHECK_TEST_PANIC`), replaces a detected fact (kernel, SoC, driver version) or
+/// changes what is checked (`REGCHECK_MODE`, `REGCHECK_RULES`, thresholds): the caller of a
+/// privileged program is not the one whose mistakes regcheck checks, and may not weaken,
+/// strengthen or redirect those checks. The program itself can still change rule actions
+/// through the C API (`regcheck_rule_set_action`).
+pub const SECURE_HONORED: &[&str] = &["REGCHECK_LOG", "REGCHECK_MAX_REPEATS", "REGCHECK_SUMMARY"];
+
+/// The vendor's variables naming install roots, not searched in a secure-execution process
+/// (nor `$HOME/Ascend/...`).
+pub const VENDOR_ROOT_VARIABLES: &[&str] = &["ASCEND_INSTALL_PATH", "ASCEND_HOME_PATH"];
+
 /// Messages logged per rule before regcheck goes quiet about it (`REGCHECK_MAX_REPEATS`).
 pub const DEFAULT_MAX_REPEATS: u64 = 100;
 
@@ -153,15 +169,36 @@ impl Config {
         K: AsRef<str>,
         V: AsRef<str>,
     {
+        Config::from_vars_secure(vars, false)
+    }
+
+    /// [`Config::from_vars`] for a process that may run in secure-execution mode: when
+    /// `secure`, only [`SECURE_HONORED`] variables are read, the others keep their defaults,
+    /// and one warning names every variable that was set and ignored, and why.
+    pub fn from_vars_secure<I, K, V>(vars: I, secure: bool) -> (Config, Vec<String>)
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
         let mut c = Config::default();
         let mut warnings = Vec::new();
+        let mut ignored: Vec<String> = Vec::new();
         let nonempty = |v: &str| {
             let v = v.trim();
             (!v.is_empty()).then(|| v.to_string())
         };
         for (k, v) in vars {
             let (k, v) = (k.as_ref(), v.as_ref());
+            if secure && VENDOR_ROOT_VARIABLES.contains(&k) && !v.is_empty() {
+                ignored.push(k.to_string());
+            }
             if !k.starts_with("REGCHECK_") {
+                continue;
+            }
+            let known = VARIABLES.iter().any(|(n, _)| *n == k);
+            if secure && known && !SECURE_HONORED.contains(&k) {
+                ignored.push(k.to_string());
                 continue;
             }
             match k {
@@ -254,6 +291,10 @@ impl Config {
                 }
             }
         }
+        if !ignored.is_empty() {
+            ignored.sort();
+            warnings.push(secure_warning(&ignored));
+        }
         (c, warnings)
     }
 
@@ -265,6 +306,19 @@ impl Config {
         }
         actions
     }
+}
+
+/// The one warning of a secure-execution process that had settings to ignore.
+fn secure_warning(ignored: &[String]) -> String {
+    format!(
+        "this process runs in secure-execution mode (set-user-ID, set-group-ID or file capabilities): ignored {}. \
+         In a privileged process regcheck loads no library and writes no file its caller names, and the caller \
+         cannot change its checks: vendor libraries are searched only in the fixed system roots (not \
+         ASCEND_INSTALL_PATH, ASCEND_HOME_PATH or $HOME/Ascend), rules and thresholds keep their defaults; \
+         only {} apply",
+        ignored.join(", "),
+        SECURE_HONORED.join(", ")
+    )
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -336,6 +390,70 @@ mod tests {
         assert_eq!(w.len(), 7, "{w:#?}");
         assert!(w[0].contains("did you mean REGCHECK_MODE"), "{}", w[0]);
         assert!(c.rule_overrides.is_empty());
+    }
+
+    #[test]
+    fn secure_execution_ignores_what_loads_writes_or_changes_checks() {
+        let hostile = [
+            ("REGCHECK_ACL_LIB", "/tmp/evil.so"),
+            ("REGCHECK_HIXL_LIB", "/tmp/evil.so"),
+            ("REGCHECK_LOG_FILE", "/etc/passwd"),
+            ("REGCHECK_MODE", "off"),
+            ("REGCHECK_RULES", "*=off"),
+            ("REGCHECK_ERROR_EXITCODE", "0"),
+            ("REGCHECK_KERNEL_RELEASE", "9.9"),
+            ("REGCHECK_SOC_NAME", "Ascend310P1"),
+            ("REGCHECK_HDK_VERSION", "99.0.0"),
+            ("REGCHECK_LARGE_BYTES", "1"),
+            ("REGCHECK_HIXL_MAX_REGS", "1"),
+            ("REGCHECK_PAGEABLE_KERNEL_MAX", "99.0"),
+            ("REGCHECK_TEST_PANIC", "check"),
+            ("REGCHECK_AUDIT_LOG", "1"),
+            ("ASCEND_HOME_PATH", "/tmp/fake"),
+            ("ASCEND_INSTALL_PATH", "/tmp/fake"),
+            ("HOME", "/tmp/fakehome"),
+            ("REGCHECK_LOG", "info"),
+            ("REGCHECK_MAX_REPEATS", "3"),
+            ("REGCHECK_SUMMARY", "1"),
+        ];
+        let (c, w) = Config::from_vars_secure(hostile, true);
+        let d = Config::default();
+        assert_eq!(c.mode, Mode::Enforce);
+        assert!(c.rule_overrides.is_empty());
+        assert_eq!((c.acl_lib, c.hixl_lib, c.log_file), (None, None, None));
+        assert_eq!(c.error_exitcode, None);
+        assert_eq!((c.kernel_release, c.soc_name, c.hdk_version), (None, None, None));
+        assert_eq!((c.large_bytes, c.hixl_max_regs), (d.large_bytes, d.hixl_max_regs));
+        assert_eq!(c.pageable_kernel_max, d.pageable_kernel_max);
+        assert_eq!(c.test_panic, TestPanic::None);
+        // what only chooses how much goes to the caller's stderr still applies
+        assert_eq!((c.log_filter.as_str(), c.max_repeats, c.summary), ("info", 3, true));
+        assert_eq!(w.len(), 1, "one warning: {w:#?}");
+        for name in ["REGCHECK_ACL_LIB", "REGCHECK_LOG_FILE", "REGCHECK_MODE", "ASCEND_HOME_PATH", "REGCHECK_AUDIT_LOG"]
+        {
+            assert!(w[0].contains(name), "{name} named: {}", w[0]);
+        }
+        let list = w[0].split("ignored ").nth(1).and_then(|r| r.split(". ").next()).unwrap_or_default();
+        assert!(!list.split(", ").any(|n| SECURE_HONORED.contains(&n) || n == "HOME"), "{list}");
+        assert!(w[0].contains("secure-execution"), "{}", w[0]);
+
+        // Nothing set, nothing to say; the same variables outside secure execution are read.
+        let (_, w) = Config::from_vars_secure([("HOME", "/root")], true);
+        assert!(w.is_empty(), "{w:?}");
+        let (c, _) = Config::from_vars_secure(hostile, false);
+        assert_eq!(c.acl_lib.as_deref(), Some("/tmp/evil.so"));
+        assert_eq!(c.mode, Mode::Off);
+    }
+
+    #[test]
+    fn every_variable_is_either_honoured_or_ignored_in_secure_execution() {
+        for name in SECURE_HONORED {
+            assert!(VARIABLES.iter().any(|(n, _)| n == name), "{name} is a variable");
+        }
+        for (name, _) in VARIABLES {
+            let (_, w) = Config::from_vars_secure([(*name, "1")], true);
+            assert_eq!(w.is_empty(), SECURE_HONORED.contains(name), "{name}: {w:?}");
+        }
     }
 
     #[test]

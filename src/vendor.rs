@@ -7,13 +7,20 @@
 //! 3. the path in `REGCHECK_ACL_LIB` / `REGCHECK_HIXL_LIB`;
 //! 4. the vendor's install roots (the vendor's documented interface).
 //!
+//! In a secure-execution process (set-user-ID, set-group-ID) steps 3 and 4 use no variable of
+//! the caller's environment: no `REGCHECK_*_LIB`, only the fixed system roots.
+//!
 //! A found function is cached for the life of the process. A miss is logged with every place
 //! tried, once per symbol, and remembered only until the next library is loaded (the vendor
 //! may be `dlopen`ed later, as ctypes does): meanwhile a call costs no new search.
 
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use libloading::os::unix::Library as DynLib;
+
+use crate::platform::secure::path_var;
 
 /// Call a vendor function through its [`Symbol`]: `call_vendor!(SYMBOL, FnType, missing; args..)`
 /// evaluates to the function's result, or to `missing` when no vendor library defines it
@@ -111,15 +118,17 @@ impl Symbol {
                 self.addr.store(p as usize, Ordering::Release);
                 Some(p)
             }
-            Err(tried) => {
+            Err(missing) => {
                 self.missed_at.store(now, Ordering::Relaxed);
                 if !self.miss_logged.swap(true, Ordering::Relaxed) {
                     log::error!(
                         target: "regcheck",
-                        "cannot find the vendor's {} (looked in: {}); the call returns ACL_ERROR_API_NOT_SUPPORT (200001). Set {} to the vendor library's path",
-                        self.name(),
-                        tried.join("; "),
-                        self.lib.env_var()
+                        "{missing}; the call returns ACL_ERROR_API_NOT_SUPPORT (200001). {}",
+                        if crate::platform::secure::secure_execution() {
+                            "In this secure-execution (set-user-ID) process only the fixed system roots are searched: install the vendor library there, or link the program with it".to_string()
+                        } else {
+                            format!("Set {} to the vendor library's path", self.lib.env_var())
+                        }
                     );
                 } else {
                     log::debug!(target: "regcheck", "still cannot find the vendor's {}", self.name());
@@ -172,22 +181,63 @@ fn dlsym_in(handle: *mut c_void, name: &CStr) -> Option<*mut c_void> {
     (!p.is_null() && !is_ours(p)).then_some(p)
 }
 
-fn dlopen(path: &str, flags: libc::c_int) -> Option<*mut c_void> {
-    let c = CString::new(path).ok()?;
-    // SAFETY: c is NUL-terminated; the handle is kept for the life of the process.
-    let h = unsafe { libc::dlopen(c.as_ptr(), flags) };
-    (!h.is_null()).then_some(h)
+/// `name` in an opened library, not regcheck's own definition. A library that gave a symbol is
+/// kept loaded for the life of the process (the cached pointer must stay valid); one that gave
+/// nothing is closed again (for an `RTLD_NOLOAD` handle: the reference just taken).
+fn symbol_in(lib: DynLib, name: &CStr) -> Result<*mut c_void, libloading::Error> {
+    // SAFETY: the symbol is only read as an address here; the caller types it.
+    let p = unsafe { lib.get::<*mut c_void>(name.to_bytes_with_nul()) }?.into_raw();
+    if p.is_null() || is_ours(p) {
+        return Err(libloading::Error::DlSymUnknown);
+    }
+    let _ = lib.into_raw();
+    Ok(p)
 }
 
-/// The vendor's install roots, in its own search order.
+/// One place regcheck looked for a vendor function, and why it was not there.
+#[derive(Debug, thiserror::Error)]
+pub enum Attempt {
+    /// The global scope after regcheck had no definition.
+    #[error("dlsym(RTLD_NEXT)")]
+    Next,
+    /// No loaded library of this name defines it (or none is loaded).
+    #[error("loaded {0}")]
+    Loaded(&'static str),
+    /// The library named by a variable could not be opened or lacks the function.
+    #[error("{var}={}: {source}", path.display())]
+    Named {
+        var: &'static str,
+        path: PathBuf,
+        #[source]
+        source: libloading::Error,
+    },
+    /// One of the vendor's install roots: no library there defines it.
+    #[error("{}/{{lib64,<arch>-linux/lib64,<arch>-linux/devlib}}", .0.display())]
+    Root(PathBuf),
+}
+
+/// A vendor function no library defines.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot find the vendor's {symbol} (looked in: {})", join(.tried))]
+pub struct NotFound {
+    pub symbol: String,
+    pub tried: Vec<Attempt>,
+}
+
+fn join(tried: &[Attempt]) -> String {
+    tried.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// The vendor's install roots, in its own search order. In a secure-execution process only
+/// the fixed system roots: the others come from the caller's environment.
 pub fn install_roots() -> Vec<PathBuf> {
     let mut roots = Vec::new();
-    for var in ["ASCEND_INSTALL_PATH", "ASCEND_HOME_PATH"] {
-        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+    for var in crate::config::VENDOR_ROOT_VARIABLES {
+        if let Some(v) = path_var(var) {
             roots.push(PathBuf::from(v));
         }
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+    if let Some(home) = path_var("HOME") {
         let home = PathBuf::from(home);
         roots.push(home.join("Ascend/cann"));
         roots.push(home.join("Ascend/ascend-toolkit/latest"));
@@ -204,44 +254,45 @@ pub fn lib_dirs(root: &std::path::Path) -> Vec<PathBuf> {
     vec![root.join("lib64"), root.join(format!("{arch}-linux/lib64")), root.join(format!("{arch}-linux/devlib"))]
 }
 
-fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, Vec<String>> {
+fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
     let mut tried = Vec::new();
     if let Some(p) = dlsym_in(libc::RTLD_NEXT, name) {
         return Ok(p);
     }
-    tried.push("dlsym(RTLD_NEXT)".to_string());
+    tried.push(Attempt::Next);
     for file in lib.file_names() {
-        if let Some(h) = dlopen(file, libc::RTLD_NOLOAD | libc::RTLD_LAZY) {
-            if let Some(p) = dlsym_in(h, name) {
+        // SAFETY: RTLD_NOLOAD opens nothing new: no initialiser runs.
+        if let Ok(h) = unsafe { DynLib::open(Some(file), libc::RTLD_NOLOAD | libc::RTLD_LAZY) } {
+            if let Ok(p) = symbol_in(h, name) {
                 return Ok(p);
             }
         }
-        tried.push(format!("loaded {file}"));
+        tried.push(Attempt::Loaded(file));
     }
-    if let Ok(path) = std::env::var(lib.env_var()) {
-        if !path.is_empty() {
-            if let Some(p) = dlopen(&path, libc::RTLD_NOW | libc::RTLD_LOCAL).and_then(|h| dlsym_in(h, name)) {
-                return Ok(p);
-            }
-            tried.push(format!("{}={path}", lib.env_var()));
+    if let Some(path) = path_var(lib.env_var()) {
+        let path = PathBuf::from(path);
+        // SAFETY: the library the user named as the vendor's; loading it runs its initialisers.
+        match unsafe { DynLib::open(Some(&path), libc::RTLD_NOW | libc::RTLD_LOCAL) }.and_then(|h| symbol_in(h, name)) {
+            Ok(p) => return Ok(p),
+            Err(source) => tried.push(Attempt::Named { var: lib.env_var(), path, source }),
         }
     }
     for root in install_roots() {
         for dir in lib_dirs(&root) {
             for file in lib.file_names() {
                 let path = dir.join(file);
-                if path.exists() {
-                    if let Some(p) = path
-                        .to_str()
-                        .and_then(|s| dlopen(s, libc::RTLD_NOW | libc::RTLD_LOCAL))
-                        .and_then(|h| dlsym_in(h, name))
-                    {
-                        return Ok(p);
-                    }
+                if !path.exists() {
+                    continue;
+                }
+                // SAFETY: the vendor's library in its install root; loading it runs its initialisers.
+                if let Ok(p) = unsafe { DynLib::open(Some(&path), libc::RTLD_NOW | libc::RTLD_LOCAL) }
+                    .and_then(|h| symbol_in(h, name))
+                {
+                    return Ok(p);
                 }
             }
         }
-        tried.push(format!("{}/{{lib64,<arch>-linux/lib64,<arch>-linux/devlib}}", root.display()));
+        tried.push(Attempt::Root(root));
     }
-    Err(tried)
+    Err(NotFound { symbol: name.to_string_lossy().into_owned(), tried })
 }

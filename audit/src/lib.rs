@@ -101,8 +101,9 @@ fn cookie_path<'a>(cookie: usize) -> &'a [u8] {
 #[no_mangle]
 pub unsafe extern "C" fn la_version(version: c_uint) -> c_uint {
     guard(0, || {
-        // SAFETY: the string is NUL-terminated; getenv returns NULL or a C string.
-        let v = unsafe { elf::c_name(sys::getenv(c"REGCHECK_AUDIT_LOG".as_ptr())) };
+        // SAFETY: the string is NUL-terminated; secure_getenv returns NULL or a C string. In a
+        // secure-execution process the caller's REGCHECK_AUDIT_LOG is ignored, like every setting.
+        let v = unsafe { elf::c_name(sys::secure_getenv(c"REGCHECK_AUDIT_LOG".as_ptr())) };
         LOG.store(!v.is_empty() && v != b"0", Ordering::Relaxed);
         if version < 1 {
             log::Line::new().push(b"dynamic linker audit interface version 0 is not supported; module not used").emit();

@@ -80,6 +80,7 @@ pub struct LinkMap {
 }
 
 extern "C" {
-    pub fn getenv(name: *const c_char) -> *mut c_char;
+    /// `getenv`, except that it returns NULL in a secure-execution (set-user-ID) process.
+    pub fn secure_getenv(name: *const c_char) -> *mut c_char;
     pub fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
 }

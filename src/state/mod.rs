@@ -179,8 +179,9 @@ extern "C" fn print_summary() {
 
 impl Runtime {
     fn init() -> Runtime {
-        let (config, warnings) = Config::from_vars(
+        let (config, warnings) = Config::from_vars_secure(
             std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+            crate::platform::secure::secure_execution(),
         );
         crate::report::init_logger(&config);
         crate::report::set_max_repeats(config.max_repeats);

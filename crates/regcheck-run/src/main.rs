@@ -110,7 +110,29 @@ fn prepend(value: &Path, existing: Option<OsString>) -> OsString {
     out
 }
 
+/// `PROGRAM` as `exec` finds it: a path when it has a slash, else the first match on `PATH`.
+fn find_program(program: &OsString) -> Option<PathBuf> {
+    let p = Path::new(program);
+    if program.as_encoded_bytes().contains(&b'/') {
+        return Some(p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(p)).find(|c| c.is_file())
+}
+
+/// Whether a file has the set-user-ID or set-group-ID bit: the dynamic linker then ignores
+/// `LD_PRELOAD` paths and `LD_AUDIT`, so regcheck would not be loaded.
+fn is_set_id(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o6000 != 0)
+}
+
 fn run() -> Result<ExitCode, String> {
+    // SAFETY: getauxval has no preconditions.
+    if unsafe { libc::getauxval(libc::AT_SECURE) } != 0 {
+        return Err("refusing to run set-user-ID or set-group-ID: regcheck-run runs whatever program its caller \
+                    names, with the caller's environment"
+            .into());
+    }
     let Some(o) = parse(std::env::args_os().skip(1))? else { return Ok(ExitCode::SUCCESS) };
     let dir = lib_dir(o.lib_dir)?;
     let dir = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -132,6 +154,13 @@ fn run() -> Result<ExitCode, String> {
             println!("{k}={}", v.to_string_lossy());
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = find_program(&o.program[0]).filter(|p| is_set_id(p)) {
+        eprintln!(
+            "regcheck-run: warning: {} is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD and \
+             LD_AUDIT for it, so regcheck will not be loaded (link the program with -lregcheck instead)",
+            path.display()
+        );
     }
     let mut cmd = Command::new(&o.program[0]);
     cmd.args(&o.program[1..]).envs(vars.iter().map(|(k, v)| (*k, v)));
@@ -177,6 +206,15 @@ mod tests {
         assert!(parse(args(&[])).unwrap_err().contains("no program"));
         assert!(parse(args(&["--rules"])).unwrap_err().contains("needs a value"));
         assert!(parse(args(&["--frobnicate", "x"])).unwrap_err().contains("unknown option"));
+    }
+
+    #[test]
+    fn finds_set_id_programs() {
+        let sh = find_program(&OsString::from("sh")).expect("sh is on PATH");
+        assert!(sh.is_file());
+        assert!(!is_set_id(&sh));
+        assert_eq!(find_program(&OsString::from("./x")), Some(PathBuf::from("./x")));
+        assert!(!is_set_id(Path::new("/nonexistent/regcheck-run-test")));
     }
 
     #[test]
