@@ -161,25 +161,50 @@ pub fn parse_install_path(text: &str) -> Option<PathBuf> {
     key_value(text, "Driver_Install_Path_Param").map(PathBuf::from)
 }
 
+/// Why one file gave no driver version.
+#[derive(Debug, thiserror::Error)]
+pub enum FileProblem {
+    #[error("{} ({source})", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} (no {key}= line)", path.display())]
+    NoKey { path: PathBuf, key: &'static str },
+}
+
+/// The driver version could not be read: every file tried, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("driver version not found; tried: {}", .tried.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct DriverVersionError {
+    pub tried: Vec<FileProblem>,
+}
+
 /// Read the installed driver's version: (the `Version=` string, the file it came from).
 ///
 /// Tries `<Driver_Install_Path_Param>/driver/version.info` from `/etc/ascend_install.info`
 /// first when present, then `/usr/local/Ascend/driver/version.info`. The error names every
 /// path tried and why it failed.
-pub fn read_driver_version() -> Result<(String, PathBuf), String> {
+pub fn read_driver_version() -> Result<(String, PathBuf), DriverVersionError> {
     read_driver_version_from(Path::new(INSTALL_INFO_PATH), Path::new(DEFAULT_DRIVER_ROOT))
 }
 
 /// [`read_driver_version`] with the install-info file and the default driver root given.
-pub fn read_driver_version_from(install_info: &Path, default_root: &Path) -> Result<(String, PathBuf), String> {
-    let mut tried: Vec<String> = Vec::new();
+pub fn read_driver_version_from(
+    install_info: &Path,
+    default_root: &Path,
+) -> Result<(String, PathBuf), DriverVersionError> {
+    let mut tried = Vec::new();
     let mut candidates: Vec<PathBuf> = Vec::with_capacity(2);
     match std::fs::read_to_string(install_info) {
         Ok(text) => match parse_install_path(&text) {
             Some(dir) => candidates.push(dir.join("driver").join("version.info")),
-            None => tried.push(format!("{} (no Driver_Install_Path_Param= line)", install_info.display())),
+            None => {
+                tried.push(FileProblem::NoKey { path: install_info.to_path_buf(), key: "Driver_Install_Path_Param" })
+            }
         },
-        Err(e) => tried.push(format!("{} ({e})", install_info.display())),
+        Err(source) => tried.push(FileProblem::Unreadable { path: install_info.to_path_buf(), source }),
     }
     let default = default_root.join("version.info");
     if !candidates.contains(&default) {
@@ -189,12 +214,12 @@ pub fn read_driver_version_from(install_info: &Path, default_root: &Path) -> Res
         match std::fs::read_to_string(&path) {
             Ok(text) => match parse_version_info(&text) {
                 Some(version) => return Ok((version, path)),
-                None => tried.push(format!("{} (no Version= line)", path.display())),
+                None => tried.push(FileProblem::NoKey { path, key: "Version" }),
             },
-            Err(e) => tried.push(format!("{} ({e})", path.display())),
+            Err(source) => tried.push(FileProblem::Unreadable { path, source }),
         }
     }
-    Err(format!("driver version not found; tried: {}", tried.join("; ")))
+    Err(DriverVersionError { tried })
 }
 
 #[cfg(test)]
@@ -391,19 +416,19 @@ mod tests {
         let custom = tmp.0.join("custom");
         std::fs::write(&info, format!("Driver_Install_Path_Param={}\n", custom.display())).unwrap();
         let default_root = tmp.0.join("default/driver");
-        let err = read_driver_version_from(&info, &default_root).unwrap_err();
+        let err = read_driver_version_from(&info, &default_root).unwrap_err().to_string();
         assert!(err.contains(&custom.join("driver/version.info").display().to_string()), "{err}");
         assert!(err.contains(&default_root.join("version.info").display().to_string()), "{err}");
 
         let missing_info = tmp.0.join("nope.info");
-        let err = read_driver_version_from(&missing_info, &default_root).unwrap_err();
+        let err = read_driver_version_from(&missing_info, &default_root).unwrap_err().to_string();
         assert!(err.contains(&missing_info.display().to_string()), "{err}");
         assert!(err.contains(&default_root.join("version.info").display().to_string()), "{err}");
 
         // Install info without the key.
         std::fs::write(&info, "UserName=x\n").unwrap();
         let err = read_driver_version_from(&info, &default_root).unwrap_err();
-        assert!(err.contains("Driver_Install_Path_Param"), "{err}");
+        assert!(matches!(&err.tried[0], FileProblem::NoKey { key: "Driver_Install_Path_Param", .. }), "{err}");
     }
 
     #[test]
@@ -411,7 +436,7 @@ mod tests {
         // No driver on a build machine: just exercise the real paths.
         match read_driver_version() {
             Ok((v, path)) => assert!(!v.is_empty() && path.ends_with("version.info")),
-            Err(e) => assert!(e.contains(DEFAULT_DRIVER_ROOT), "{e}"),
+            Err(e) => assert!(e.to_string().contains(DEFAULT_DRIVER_ROOT), "{e}"),
         }
     }
 }
