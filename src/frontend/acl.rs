@@ -85,6 +85,13 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
         findings.sort_by_key(|f| rules::vendor_layer(f.rule));
         return (findings, device);
     };
+    if let Some(f) = crate::rules::address::check_acl(a, crate::platform::address::user_space_top()) {
+        if rt.action(f.rule) != crate::rules::Action::Off {
+            findings.push(f);
+            findings.sort_by_key(|f| rules::vendor_layer(f.rule));
+            return (findings, device); // nothing of the process is there: no memory-map query
+        }
+    }
 
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());

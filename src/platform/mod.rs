@@ -3,6 +3,7 @@
 //! Everything here is a pure parser (unit-tested on text) plus a thin reader of the
 //! kernel interface it parses. Nothing here knows about rules or the vendor.
 
+pub mod address;
 pub mod hdk;
 pub mod kernel;
 pub mod memlock;

@@ -141,7 +141,7 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
             "pass the buffer's size in bytes (a padded size rounded down to 0 means the buffer is smaller than one page)",
         ));
     }
-    if a.ptr != 0 && a.size != 0 && (a.ptr as u128 + a.size as u128) > usize::MAX as u128 + 1 {
+    if a.ptr != 0 && a.size != 0 && (a.ptr as u128 + a.size as u128) > usize::MAX as u128 {
         out.push(Finding::new(
             RuleId::AclHostregRangeOverflow,
             "size",

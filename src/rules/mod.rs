@@ -7,6 +7,7 @@
 //! the two identical.
 
 pub mod acl;
+pub mod address;
 mod catalogue;
 pub mod hixl;
 pub mod products;
@@ -169,6 +170,7 @@ rule_ids! {
     AclDevptrFlag = 22,
     AclDevptrNotMapped = 23,
     AclFreehostRegistered = 24,
+    AclHostregNotUserSpace = 25,
     HixlNotInitialized = 101,
     HixlRegNullAddr = 102,
     HixlRegLenZero = 103,
@@ -198,6 +200,7 @@ rule_ids! {
     HixlInitFabricMem = 127,
     HixlRegFabricVmm = 128,
     HixlXferRemoteUnregistered = 129,
+    HixlRegNotUserSpace = 130,
 }
 
 impl RuleId {

@@ -236,7 +236,10 @@ pub unsafe fn cs_reg_mem(
                 rules::check_register(&a, &facts)
             });
             note_skips(rt, &checks);
-            reject_or(rt, api.call(), &reg_args_text(&a, tag.as_deref()), &checks.findings)?;
+            let top = crate::platform::address::user_space_top();
+            let findings =
+                crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            reject_or(rt, api.call(), &reg_args_text(&a, tag.as_deref()), &findings)?;
             Ok(Some((a, tag)))
         },
         || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),

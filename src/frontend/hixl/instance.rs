@@ -254,7 +254,10 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
                 c
             });
             note_skips(rt, &checks);
-            reject_or(rt, "Hixl::RegisterMem", &reg_args_text(&a, None), &checks.findings)?;
+            let top = crate::platform::address::user_space_top();
+            let findings =
+                crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            reject_or(rt, "Hixl::RegisterMem", &reg_args_text(&a, None), &findings)?;
             Ok(Some(a))
         },
         || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),

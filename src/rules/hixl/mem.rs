@@ -22,7 +22,7 @@ pub fn check_args(a: &RegArgs) -> Vec<Finding> {
             "pass the buffer's length in bytes",
         ));
     }
-    if a.addr != 0 && a.len != 0 && (a.addr as u128 + a.len as u128) > usize::MAX as u128 + 1 {
+    if a.addr != 0 && a.len != 0 && (a.addr as u128 + a.len as u128) > usize::MAX as u128 {
         out.push(Finding::new(
             RuleId::HixlRegRangeOverflow,
             a.api.len_arg(),

@@ -85,7 +85,7 @@ impl RegApi {
         }
     }
 
-    fn addr_arg(self) -> &'static str {
+    pub(crate) fn addr_arg(self) -> &'static str {
         if self == RegApi::Hixl {
             "mem.addr"
         } else {

@@ -63,7 +63,9 @@ fn argument_rules() {
     assert_eq!(rules(&check_args(&hixl(0, 1, 1))), vec![RuleId::HixlRegNullAddr]);
     assert_eq!(rules(&check_args(&hixl(1, 0, 1))), vec![RuleId::HixlRegLenZero]);
     assert_eq!(rules(&check_args(&hixl(0, 0, 1))), vec![RuleId::HixlRegNullAddr, RuleId::HixlRegLenZero]);
-    assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 11, 0))), Vec::<RuleId>::new(), "ends exactly at the top");
+    // Ending exactly at 2^64 is an overflow to HIXL too (`len > UINT64_MAX - addr`).
+    assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 11, 0))), vec![RuleId::HixlRegRangeOverflow]);
+    assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 10, 0))), Vec::<RuleId>::new(), "ends at the last byte");
     assert_eq!(rules(&check_args(&hixl(usize::MAX - 10, 12, 0))), vec![RuleId::HixlRegRangeOverflow]);
     assert_eq!(rules(&check_args(&hixl(0x1000, 1, 2))), vec![RuleId::HixlRegMemtype]);
     let cs = RegArgs { api: RegApi::CsClient, addr: 0x1000, len: 1, ty: -1 };
