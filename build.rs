@@ -1,5 +1,6 @@
 //! Build script: generates `include/regcheck.h` with cbindgen (written only when it changes)
-//! and passes the shared library's link arguments (SONAME, export list).
+//! and passes the shared library's link arguments (SONAME, export list), with the SONAME's
+//! symlink in the build tree.
 
 use std::path::PathBuf;
 
@@ -48,6 +49,7 @@ fn link_args(root: &std::path::Path) {
     let minor = std::env::var("CARGO_PKG_VERSION_MINOR").unwrap();
     let soversion = if major == "0" { format!("0.{minor}") } else { major };
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libregcheck.so.{soversion}");
+    soname_link(&format!("libregcheck.so.{soversion}"));
 
     let map = root.join("link").join("regcheck.map");
     match lld_link_args() {
@@ -61,6 +63,32 @@ fn link_args(root: &std::path::Path) {
             "cargo:warning=no LLD found (neither rust-lld in the toolchain nor ld.lld on PATH): \
              libregcheck.so exports rustc's own list only, without link/regcheck.map"
         ),
+    }
+}
+
+/// Programs linked with `-lregcheck` ask the loader for the SONAME, so the build tree needs a
+/// file of that name beside `libregcheck.so`, as an installed tree has: a symlink
+/// `<target>/<profile>/libregcheck.so.<soversion> -> libregcheck.so`, made here (before the
+/// library is linked; the link dangles until then). `OUT_DIR` is
+/// `<target>/<profile>/build/regcheck-<hash>/out`.
+fn soname_link(soname: &str) {
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else { return };
+    let mut up = out_dir.ancestors();
+    let (Some(build), Some(profile_dir)) = (up.nth(2), up.next()) else { return };
+    if build.file_name().and_then(|n| n.to_str()) != Some("build") {
+        println!("cargo:warning=unexpected OUT_DIR layout {}: no {soname} link made", out_dir.display());
+        return;
+    }
+    let link = profile_dir.join(soname);
+    let target = std::path::Path::new("libregcheck.so");
+    if std::fs::read_link(&link).ok().as_deref() == Some(target) {
+        return;
+    }
+    let _ = std::fs::remove_file(&link);
+    if let Err(e) = std::os::unix::fs::symlink(target, &link) {
+        if std::fs::read_link(&link).ok().as_deref() != Some(target) {
+            println!("cargo:warning=cannot make {} -> libregcheck.so: {e}", link.display());
+        }
     }
 }
 

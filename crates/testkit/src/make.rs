@@ -268,8 +268,8 @@ fn build_regcheck() -> Result<Regcheck, String> {
         }
     }
     run_checked(&mut cmd)?;
+    // The build itself puts the SONAME link (`libregcheck.so.0.<minor>`) beside the library.
     let lib_dir = target_dir().join("release");
-    link_soname(&lib_dir.join("libregcheck.so"))?;
     Ok(Regcheck {
         shared: lib_dir.join("libregcheck.so"),
         static_lib: lib_dir.join("libregcheck.a"),
@@ -277,29 +277,4 @@ fn build_regcheck() -> Result<Regcheck, String> {
         runner: lib_dir.join("regcheck-run"),
         lib_dir,
     })
-}
-
-/// The shared library has a SONAME (`libregcheck.so.<soname-ver>`): programs linked with
-/// `-lregcheck` ask the loader for that name, so put it beside the library as a symlink.
-fn link_soname(lib: &Path) -> Result<(), String> {
-    let out = Command::new("objdump")
-        .arg("-p")
-        .arg(lib)
-        .output()
-        .map_err(|e| format!("cannot run objdump -p {}: {e}", lib.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let Some(soname) = text.lines().find_map(|l| l.trim().strip_prefix("SONAME")).map(str::trim) else {
-        return Ok(());
-    };
-    if soname.is_empty() || soname == "libregcheck.so" {
-        return Ok(());
-    }
-    let link = lib.with_file_name(soname);
-    if std::fs::read_link(&link).ok().as_deref() == Some(Path::new("libregcheck.so")) {
-        return Ok(());
-    }
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink("libregcheck.so", &link)
-        .or_else(|e| if link.exists() { Ok(()) } else { Err(e) })
-        .map_err(|e| format!("cannot link {} -> libregcheck.so: {e}", link.display()))
 }
