@@ -86,6 +86,9 @@ pub const SECURE_HONORED: &[&str] = &["REGCHECK_LOG", "REGCHECK_MAX_REPEATS", "R
 /// (nor `$HOME/Ascend/...`).
 pub const VENDOR_ROOT_VARIABLES: &[&str] = &["ASCEND_INSTALL_PATH", "ASCEND_HOME_PATH"];
 
+/// The log filter when `REGCHECK_LOG` is unset or invalid: warnings and errors.
+pub const DEFAULT_LOG_FILTER: &str = "warn";
+
 /// Messages logged per rule before regcheck goes quiet about it (`REGCHECK_MAX_REPEATS`).
 pub const DEFAULT_MAX_REPEATS: u64 = 100;
 
@@ -118,7 +121,7 @@ impl Default for Config {
         Config {
             mode: Mode::Enforce,
             rule_overrides: Vec::new(),
-            log_filter: "warn".into(),
+            log_filter: DEFAULT_LOG_FILTER.into(),
             log_file: None,
             kernel_release: None,
             pageable_kernel_max: KernelVersion { major: 5, minor: 10, patch: u32::MAX },
@@ -227,7 +230,12 @@ impl Config {
                 }
                 "REGCHECK_LOG" => {
                     if let Some(v) = nonempty(v) {
-                        c.log_filter = v;
+                        match crate::report::parse_filter(&v) {
+                            Ok(_) => c.log_filter = v,
+                            Err(e) => warnings.push(format!(
+                                "REGCHECK_LOG={v:?} is not a log filter ({e}); using {DEFAULT_LOG_FILTER}"
+                            )),
+                        }
                     }
                 }
                 "REGCHECK_LOG_FILE" => c.log_file = nonempty(v),
@@ -454,6 +462,16 @@ mod tests {
             let (_, w) = Config::from_vars_secure([(*name, "1")], true);
             assert_eq!(w.is_empty(), SECURE_HONORED.contains(name), "{name}: {w:?}");
         }
+    }
+
+    #[test]
+    fn log_filters() {
+        let (c, w) = parse(&[("REGCHECK_LOG", "info,regcheck=debug")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.log_filter, "info,regcheck=debug");
+        let (c, w) = parse(&[("REGCHECK_LOG", "warn,regcheck=loud")]);
+        assert_eq!(c.log_filter, DEFAULT_LOG_FILTER);
+        assert!(w.len() == 1 && w[0].contains("is not a log filter"), "{w:?}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::config::Config;
 use crate::rules::{Action, Finding, RuleId, CATALOGUE};
@@ -113,11 +114,36 @@ pub fn count(rule: RuleId) -> u64 {
     COUNTS.get(rule.index()).map_or(0, |c| c.load(Ordering::Relaxed))
 }
 
-/// Install regcheck's logger, unless the process already has one (then messages go to it).
-pub fn init_logger(cfg: &Config) {
-    let mut b = env_logger::Builder::new();
-    b.parse_filters(&cfg.log_filter);
-    b.format(|buf, rec| {
+/// `REGCHECK_LOG_FILE`, once opened. Behind regcheck's own mutex (not a logging library's) so
+/// that the `fork()` handlers can hold it: a child must not inherit it locked by another thread.
+static LOG_FILE: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+
+/// The log file's lock, for the `fork()` handlers (`None` when logging to stderr).
+pub fn lock_log_file() -> Option<MutexGuard<'static, std::fs::File>> {
+    LOG_FILE.get().map(|m| m.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
+/// The log filter of `REGCHECK_LOG` (`env_logger` syntax), or why it is not one.
+pub fn parse_filter(spec: &str) -> Result<env_filter::Filter, env_filter::ParseError> {
+    Ok(env_filter::Builder::new().try_parse(spec)?.build())
+}
+
+/// regcheck's logger: one `regcheck: <level>: <message>` line per record, written with one
+/// `write` to stderr (under the standard library's stderr lock) or to the log file (under
+/// [`LOG_FILE`]'s lock): the two locks the `fork()` handlers take.
+struct Logger {
+    filter: env_filter::Filter,
+}
+
+impl log::Log for Logger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        self.filter.enabled(metadata)
+    }
+
+    fn log(&self, rec: &log::Record<'_>) {
+        if !self.filter.matches(rec) {
+            return;
+        }
         let level = match rec.level() {
             log::Level::Error => "error",
             log::Level::Warn => "warning",
@@ -125,17 +151,36 @@ pub fn init_logger(cfg: &Config) {
             log::Level::Debug => "debug",
             log::Level::Trace => "trace",
         };
-        writeln!(buf, "regcheck: {level}: {}", rec.args())
-    });
+        let line = format!("regcheck: {level}: {}\n", rec.args());
+        match LOG_FILE.get() {
+            Some(file) => {
+                let _ = file.lock().unwrap_or_else(PoisonError::into_inner).write_all(line.as_bytes());
+            }
+            None => {
+                let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            }
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Install regcheck's logger, unless the process already has one (then messages go to it).
+pub fn init_logger(cfg: &Config) {
+    let filter = parse_filter(&cfg.log_filter)
+        .unwrap_or_else(|_| parse_filter(crate::config::DEFAULT_LOG_FILTER).expect("the default filter parses"));
     if let Some(path) = &cfg.log_file {
         match std::fs::OpenOptions::new().create(true).append(true).open(path) {
             Ok(file) => {
-                b.target(env_logger::Target::Pipe(Box::new(file)));
+                let _ = LOG_FILE.set(Mutex::new(file));
             }
             Err(e) => eprintln!("regcheck: warning: REGCHECK_LOG_FILE={path}: {e}; logging to stderr"),
         }
     }
-    let _ = b.try_init();
+    let level = filter.filter();
+    if log::set_boxed_logger(Box::new(Logger { filter })).is_ok() {
+        log::set_max_level(level);
+    }
 }
 
 /// The end-of-run summary (`REGCHECK_SUMMARY=1`): findings per rule.

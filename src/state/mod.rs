@@ -60,6 +60,7 @@ pub fn read<R>(f: impl FnOnce(&State) -> R) -> R {
 /// inherit one held by another thread (the child has only the forking thread).
 struct ForkLocks {
     _stderr: std::io::StderrLock<'static>,
+    _log_file: Option<MutexGuard<'static, std::fs::File>>,
     _noted: Option<MutexGuard<'static, HashSet<String>>>,
     _soc: Option<MutexGuard<'static, Option<String>>>,
     _state: RwLockWriteGuard<'static, State>,
@@ -74,12 +75,15 @@ thread_local! {
 static FORKED_WITH_LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 extern "C" fn fork_prepare() {
-    // Always the same order: STATE, then the runtime's mutexes, then stderr.
+    // Always the same order: STATE, then the runtime's mutexes, then the log file and stderr
+    // (a thread that logs holds only the last two, and takes nothing while holding them).
     let state = STATE.write().unwrap_or_else(PoisonError::into_inner);
     let rt = runtime_if_ready();
     let soc = rt.map(|rt| rt.soc.lock().unwrap_or_else(PoisonError::into_inner));
     let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
-    let locks = ForkLocks { _stderr: std::io::stderr().lock(), _noted: noted, _soc: soc, _state: state };
+    let log_file = crate::report::lock_log_file();
+    let locks =
+        ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _soc: soc, _state: state };
     let _ = FORK_LOCKS.try_with(|g| *g.borrow_mut() = Some(locks));
 }
 
