@@ -213,6 +213,10 @@ regcheck_status regcheck_environment_get(regcheck_environment *out);
 // The number of live host registrations regcheck tracks (all devices).
 size_t regcheck_live_host_registrations(void);
 
+// The number of live HIXL registrations regcheck tracks: every `hixl::Hixl` instance's and
+// every `HixlCS` server's and client's.
+size_t regcheck_live_hixl_registrations(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -503,3 +503,16 @@ pub unsafe extern "C" fn regcheck_environment_get(out: *mut regcheck_environment
 pub extern "C" fn regcheck_live_host_registrations() -> usize {
     boundary("regcheck_live_host_registrations", 0, || state::with(|s| s.host_regs.len()))
 }
+
+/// The number of live HIXL registrations regcheck tracks: every `hixl::Hixl` instance's and
+/// every `HixlCS` server's and client's.
+#[no_mangle]
+pub extern "C" fn regcheck_live_hixl_registrations() -> usize {
+    boundary("regcheck_live_hixl_registrations", 0, || {
+        state::read(|s| {
+            let h = &s.hixl;
+            h.instances.values().map(|i| i.regs.len()).sum::<usize>()
+                + h.servers.values().chain(h.clients.values()).map(|e| e.regs.len()).sum::<usize>()
+        })
+    })
+}
