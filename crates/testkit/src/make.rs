@@ -134,9 +134,23 @@ const SIM_LIBS: &[SimLib] = &[
     },
 ];
 
+/// What the sanitizer builds add to every compile and link (the simulator's and the test
+/// programs'): AddressSanitizer and UndefinedBehaviorSanitizer, any UB finding fatal.
+pub const SANITIZE_FLAGS: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
+
+/// The AddressSanitizer runtime of the C compiler (`cc -print-file-name=libasan.so`): a
+/// program built with [`SANITIZE_FLAGS`] and run with `LD_PRELOAD` must preload it first.
+pub fn asan_runtime() -> PathBuf {
+    let out = Command::new(cc()).arg("-print-file-name=libasan.so").output().expect("run the C compiler");
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert!(path.is_absolute() && path.exists(), "the C compiler has no libasan.so ({})", path.display());
+    path
+}
+
 /// The recipe, recorded beside the outputs so that a change of flags forces a rebuild.
-fn sim_recipe() -> String {
-    let mut s = format!("cxx={:?} flags={:?}\n", cxx(), SIM_CXXFLAGS);
+fn sim_recipe(extra: &[&str]) -> String {
+    let mut s = format!("cxx={:?} flags={:?} {:?}\n", cxx(), SIM_CXXFLAGS, extra);
     for lib in SIM_LIBS {
         s += &format!("{} {:?} {:?}\n", lib.file, lib.sources, lib.link);
     }
@@ -156,19 +170,28 @@ fn sim_recipe() -> String {
 pub fn sim_lib_dir() -> PathBuf {
     // The result (or the failure) is kept, so a failed build is not retried by every caller.
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match DIR.get_or_init(build_sim) {
+    match DIR.get_or_init(|| build_sim("sim", &[])) {
         Ok(dir) => dir.clone(),
         Err(msg) => panic!("building the simulator failed:\n{msg}"),
     }
 }
 
-fn build_sim() -> Result<PathBuf, String> {
-    let sim_dir = target_dir().join("sim");
+/// [`sim_lib_dir`] for the simulator built with [`SANITIZE_FLAGS`], in `<target>/sim-asan/lib`.
+pub fn sim_lib_dir_sanitized() -> PathBuf {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match DIR.get_or_init(|| build_sim("sim-asan", SANITIZE_FLAGS)) {
+        Ok(dir) => dir.clone(),
+        Err(msg) => panic!("building the sanitized simulator failed:\n{msg}"),
+    }
+}
+
+fn build_sim(name: &str, extra: &[&str]) -> Result<PathBuf, String> {
+    let sim_dir = target_dir().join(name);
     let out = sim_dir.join("lib");
     let _lock = FileLock::acquire(&sim_dir.join(".lock"));
     fs::create_dir_all(&out).unwrap_or_else(|e| panic!("cannot create {}: {e}", out.display()));
 
-    let recipe = sim_recipe();
+    let recipe = sim_recipe(extra);
     let recipe_file = out.join(".recipe");
     let newest_src = newest_under(&sim_src_dir()).max(newest_under(&sim_include_dir()));
     let up_to_date = fs::read_to_string(&recipe_file).ok().as_deref() == Some(recipe.as_str())
@@ -186,6 +209,7 @@ fn build_sim() -> Result<PathBuf, String> {
     for lib in SIM_LIBS {
         let mut cmd = Command::new(cxx());
         cmd.args(SIM_CXXFLAGS)
+            .args(extra)
             .arg("-I")
             .arg(sim_include_dir())
             .arg(format!("-Wl,-soname,{}", lib.file))

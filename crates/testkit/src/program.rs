@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::make::{cc, cxx, mtime, newest_under, regcheck, run_checked, sim_lib_dir, FileLock};
+use crate::make::{
+    cc, cxx, mtime, newest_under, regcheck, run_checked, sim_lib_dir, sim_lib_dir_sanitized, FileLock, SANITIZE_FLAGS,
+};
 use crate::paths::{sim_include_dir, target_dir, workspace_root};
 
 /// How a test program is linked.
@@ -68,6 +70,7 @@ pub struct Program {
     defines: Vec<String>,
     flags: Vec<String>,
     includes: Vec<PathBuf>,
+    sanitize: bool,
 }
 
 impl Program {
@@ -93,6 +96,7 @@ impl Program {
             defines: Vec::new(),
             flags: Vec::new(),
             includes: Vec::new(),
+            sanitize: false,
         }
     }
 
@@ -127,9 +131,19 @@ impl Program {
         self
     }
 
+    /// Build the program with AddressSanitizer and UndefinedBehaviorSanitizer
+    /// ([`crate::SANITIZE_FLAGS`]) against the simulator built the same way
+    /// ([`crate::sim_lib_dir_sanitized`]). Run under `LD_PRELOAD`, it needs
+    /// [`crate::asan_runtime`] preloaded before libregcheck.so.
+    pub fn sanitize(mut self) -> Program {
+        self.sanitize = true;
+        self
+    }
+
     /// Where [`Program::build`] puts the executable.
     pub fn output_path(&self) -> PathBuf {
-        target_dir().join("testkit").join(self.link.mode()).join(&self.name)
+        let mode = if self.sanitize { format!("{}-asan", self.link.mode()) } else { self.link.mode().to_string() };
+        target_dir().join("testkit").join(mode).join(&self.name)
     }
 
     /// Builds the simulator (and regcheck, when linked) if needed, then the program if
@@ -138,7 +152,7 @@ impl Program {
     /// # Panics
     /// When a build fails, with the compiler's command line and output.
     pub fn build(&self) -> PathBuf {
-        let sim = sim_lib_dir();
+        let sim = if self.sanitize { sim_lib_dir_sanitized() } else { sim_lib_dir() };
         let rc = match self.link {
             Link::Bare => None,
             _ => Some(regcheck()),
@@ -181,6 +195,9 @@ impl Program {
         };
         for f in [std, "-g", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"] {
             a.push(f.into());
+        }
+        if self.sanitize {
+            a.extend(SANITIZE_FLAGS.iter().map(OsString::from));
         }
         a.push("-I".into());
         a.push(sim_include_dir().into());
