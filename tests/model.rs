@@ -1,0 +1,280 @@
+//! Model-based property test of the ACL front end, through the C door: proptest generates
+//! sequences of host registrations (V2 and V1), unregistrations, device-pointer queries and
+//! frees over every kind of memory (tests/c/acl_model.c runs them against the simulator with
+//! libregcheck.so linked), and a model of the documented rules predicts each call. After every
+//! step:
+//! * no crash, and every code is one the vendor documents for these calls;
+//! * regcheck's registry (`regcheck_live_host_registrations`) equals the model's;
+//! * in `enforce` mode a call the model calls valid is forwarded and succeeds, and a call a
+//!   documented rule forbids never reaches the vendor;
+//! * in `report` mode every call is forwarded, and the registry follows the vendor's answers.
+//!
+//! Fixed seed, `CASES` sequences per mode.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+use testkit::{Link, Program};
+
+const CASES: u32 = 48;
+const POOL_PAGES: u64 = 16;
+const SLOTS: u64 = 4;
+const SLOT_PAGES: u64 = 4;
+const MAPPED: u32 = 0x2;
+const PINNED: u32 = 0x1000_0000;
+
+/// Memory kinds of the driver (see tests/c/acl_model.c).
+const HEAP: u64 = 0;
+const MALLOC_HOST: u64 = 1;
+const READ_ONLY: u64 = 2;
+const HOLE: u64 = 3;
+const FILE: u64 = 4;
+const KERNEL: u64 = 5;
+const STACK: u64 = 6;
+const SLOT0: u64 = 7;
+
+/// Codes the vendor documents for these calls (507899 only reaches the caller in report mode).
+const DOCUMENTED: &[i64] = &[0, 100000, 107000, 107002, 207000, 507899, 507910, 507911];
+
+#[derive(Debug, Clone)]
+enum Op {
+    RegV2 { kind: u64, page: u64, pages: u64, flag: u32, misalign: u64 },
+    RegV1 { kind: u64, page: u64, pages: u64 },
+    Unreg { kind: u64, page: u64, off: u64 },
+    DevPtr { kind: u64, page: u64, off: u64 },
+    Free { slot: u64 },
+}
+
+impl Op {
+    fn line(&self) -> String {
+        match self {
+            Op::RegV2 { kind, page, pages, flag, misalign } => format!("r2 {kind} {page} {pages} {flag} {misalign}"),
+            Op::RegV1 { kind, page, pages } => format!("r1 {kind} {page} {pages}"),
+            Op::Unreg { kind, page, off } => format!("u {kind} {page} {off}"),
+            Op::DevPtr { kind, page, off } => format!("d {kind} {page} {off}"),
+            Op::Free { slot } => format!("f {slot}"),
+        }
+    }
+}
+
+fn pool_pages(kind: u64) -> u64 {
+    if kind >= SLOT0 {
+        SLOT_PAGES
+    } else {
+        POOL_PAGES
+    }
+}
+
+fn range_in(kind: u64) -> impl Strategy<Value = (u64, u64, u64)> {
+    let n = pool_pages(kind);
+    (0..n).prop_flat_map(move |page| (Just(kind), Just(page), 0..=(n - page)))
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let kind = prop_oneof![
+        4 => Just(HEAP), 3 => Just(MALLOC_HOST), 1 => Just(READ_ONLY), 1 => Just(HOLE), 1 => Just(FILE),
+        1 => Just(KERNEL), 1 => Just(STACK), 4 => SLOT0..SLOT0 + SLOTS,
+    ];
+    let flag = prop_oneof![4 => Just(MAPPED), 2 => Just(MAPPED | PINNED), 1 => Just(PINNED), 1 => Just(0u32), 1 => Just(0x4u32), 1 => Just(0x40u32)];
+    prop_oneof![
+        5 => (kind.clone().prop_flat_map(range_in), flag, prop_oneof![6 => Just(0u64), 1 => 1u64..4096])
+            .prop_map(|((kind, page, pages), flag, misalign)| Op::RegV2 { kind, page, pages, flag, misalign }),
+        2 => kind.clone().prop_flat_map(range_in).prop_map(|(kind, page, pages)| Op::RegV1 { kind, page, pages }),
+        4 => (kind.clone().prop_flat_map(|k| (Just(k), 0..pool_pages(k))), prop_oneof![4 => Just(0u64), 1 => 1u64..4096])
+            .prop_map(|((kind, page), off)| Op::Unreg { kind, page, off }),
+        2 => (kind.prop_flat_map(|k| (Just(k), 0..pool_pages(k))), 0u64..4096)
+            .prop_map(|((kind, page), off)| Op::DevPtr { kind, page, off }),
+        1 => (0..SLOTS).prop_map(|slot| Op::Free { slot }),
+    ]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reg {
+    kind: u64,
+    page: u64,
+    pages: u64,
+    mapped: bool,
+}
+
+/// The documented rules, over memory in page coordinates.
+#[derive(Debug, Default)]
+struct Model {
+    regs: Vec<Reg>,
+    freed: [bool; SLOTS as usize],
+}
+
+impl Model {
+    /// A generated op the driver must not run: registering into freed memory (its pages may
+    /// be mapped again by anything) or freeing twice.
+    fn skip(&self, op: &Op) -> bool {
+        match *op {
+            Op::RegV2 { kind, .. } | Op::RegV1 { kind, .. } => kind >= SLOT0 && self.freed[(kind - SLOT0) as usize],
+            Op::Free { slot } => self.freed[slot as usize],
+            _ => false,
+        }
+    }
+
+    fn page_locked(kind: u64) -> bool {
+        kind == MALLOC_HOST || kind >= SLOT0
+    }
+
+    /// Whether the documented rules allow a registration, and what it would record.
+    fn register(&self, kind: u64, page: u64, pages: u64, flag: u32, misalign: u64) -> Option<Reg> {
+        let flag_ok = flag != 0 && flag & !(MAPPED | PINNED | 0x4 | 0x8) == 0 && flag & (0x4 | 0x8) == 0;
+        let memory_ok = matches!(kind, HEAP | MALLOC_HOST) || kind >= SLOT0;
+        let pinned_ok = flag & PINNED == 0 || !Self::page_locked(kind);
+        let overlaps = self.regs.iter().any(|r| r.kind == kind && r.page < page + pages && page < r.page + r.pages);
+        (pages > 0 && misalign == 0 && flag_ok && memory_ok && pinned_ok && !overlaps).then_some(Reg {
+            kind,
+            page,
+            pages,
+            mapped: flag & MAPPED != 0,
+        })
+    }
+
+    /// The model's verdict: `Some(true)` valid, `Some(false)` forbidden, and the update to make
+    /// when the vendor accepted it.
+    fn step(&mut self, op: &Op, rc: i64) -> bool {
+        let accepted = rc == 0;
+        match *op {
+            Op::RegV2 { kind, page, pages, flag, misalign } => {
+                let valid = self.register(kind, page, pages, flag, misalign);
+                if accepted {
+                    self.regs.push(Reg { kind, page, pages, mapped: flag & MAPPED != 0 });
+                }
+                valid.is_some()
+            }
+            Op::RegV1 { kind, page, pages } => {
+                let valid = self.register(kind, page, pages, MAPPED, 0);
+                if accepted {
+                    self.regs.push(Reg { kind, page, pages, mapped: true });
+                }
+                valid.is_some()
+            }
+            Op::Unreg { kind, page, off } => {
+                let at = self.regs.iter().position(|r| r.kind == kind && r.page == page);
+                let valid = off == 0 && at.is_some();
+                if accepted {
+                    if let Some(i) = at {
+                        self.regs.remove(i);
+                    }
+                }
+                valid
+            }
+            Op::DevPtr { kind, page, .. } => {
+                self.regs.iter().any(|r| r.kind == kind && r.mapped && r.page <= page && page < r.page + r.pages)
+            }
+            Op::Free { slot } => {
+                // Allowed (ACL-FREEHOST-REGISTERED only warns); registrations inside stay.
+                if accepted {
+                    self.freed[slot as usize] = true;
+                }
+                true
+            }
+        }
+    }
+}
+
+fn driver() -> &'static std::path::Path {
+    static EXE: OnceLock<std::path::PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        Program::c("acl_model", &["tests/c/acl_model.c"]).link(Link::RegcheckShared).libs(&["ascendcl"]).build()
+    })
+}
+
+struct Step {
+    rc: i64,
+    fwd: u64,
+    live: u64,
+}
+
+/// Runs the script; the driver's lines, and its stderr for messages.
+fn run_script(ops: &[Op], mode: &str) -> (Vec<Step>, String) {
+    let file = testkit::target_dir().join(format!("model-file-{mode}-{}.bin", std::process::id()));
+    let mut child = Command::new(driver())
+        .arg(&file)
+        .env("REGCHECK_MODE", mode)
+        .env("REGCHECK_KERNEL_RELEASE", "6.6.0")
+        .env("ACLSIM_KERNEL_RELEASE", "6.6.0")
+        .env_remove("LD_PRELOAD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the driver");
+    let script: String = ops.iter().map(|o| o.line() + "\n").collect();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    // Bounded: a few dozen calls; wait_with_output returns when the driver exits.
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&file);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "the driver crashed or failed: {}\n{stdout}\n{stderr}", out.status);
+    let steps = stdout
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            Step { rc: w[3].parse().unwrap(), fwd: w[5].parse().unwrap(), live: w[7].parse().unwrap() }
+        })
+        .collect();
+    (steps, stderr)
+}
+
+fn check(ops: Vec<Op>, mode: &str) -> Result<(), TestCaseError> {
+    // Drop the ops the driver must not run (the model says which, in order).
+    let mut probe = Model::default();
+    let mut script = Vec::new();
+    for op in ops {
+        if probe.skip(&op) {
+            continue;
+        }
+        if let Op::Free { slot } = op {
+            probe.freed[slot as usize] = true;
+        }
+        script.push(op);
+    }
+    let (steps, stderr) = run_script(&script, mode);
+    prop_assert_eq!(steps.len(), script.len(), "{}", stderr);
+    let mut model = Model::default();
+    for (i, (op, s)) in script.iter().zip(&steps).enumerate() {
+        let ctx = || format!("step {i}: {op:?} -> rc {} fwd {}\nscript: {script:?}\n{stderr}", s.rc, s.fwd);
+        prop_assert!(DOCUMENTED.contains(&s.rc), "undocumented code: {}", ctx());
+        let valid = model.step(op, s.rc);
+        if mode == "enforce" {
+            prop_assert!(s.rc != 507899, "the driver's opaque error reached the caller: {}", ctx());
+            if valid {
+                prop_assert_eq!((s.fwd, s.rc), (1, 0), "a valid call is forwarded and succeeds: {}", ctx());
+            } else {
+                prop_assert_eq!(s.fwd, 0, "a forbidden call never reaches the vendor: {}", ctx());
+                prop_assert!(s.rc != 0, "{}", ctx());
+            }
+        } else {
+            prop_assert_eq!(s.fwd, 1, "report mode forwards everything: {}", ctx());
+        }
+        prop_assert_eq!(s.live, model.regs.len() as u64, "regcheck's registry equals the model's: {}", ctx());
+    }
+    Ok(())
+}
+
+fn config(seed: u64) -> Config {
+    Config { cases: CASES, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() }
+}
+
+proptest! {
+    #![proptest_config(config(0xac10_0001))]
+    #[test]
+    fn acl_sequences_enforce(ops in prop::collection::vec(op(), 1..40)) {
+        check(ops, "enforce")?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(0xac10_0002))]
+    #[test]
+    fn acl_sequences_report(ops in prop::collection::vec(op(), 1..40)) {
+        check(ops, "report")?;
+    }
+}
