@@ -13,18 +13,22 @@
 //
 // Prints `failures <n>`, `live_host <regcheck> <expected>`, `live_hixl <regcheck> <expected>`,
 // or `children <n> failed <n> hung <n>`.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
@@ -40,6 +44,7 @@ const int kBuffers = 4;
 aclrtContext g_ctx = nullptr;
 hixl::Hixl *g_a = nullptr;
 hixl::Hixl *g_b = nullptr;
+std::string g_b_name;  // "127.0.0.1:<port>" of engine b
 pthread_barrier_t g_barrier;
 std::atomic<int> g_failures{0};
 std::atomic<bool> g_stop{false};
@@ -117,14 +122,14 @@ void *churn_thread(void *arg) {
     memset(a_buf + off, id + it, 512);
     std::vector<hixl::TransferOpDesc> ops{{reinterpret_cast<uintptr_t>(a_buf + off),
                                            reinterpret_cast<uintptr_t>(b_buf + off), 512}};
-    expect("TransferSync", g_a->TransferSync("b", hixl::WRITE, ops), hixl::SUCCESS, id);
+    expect("TransferSync", g_a->TransferSync(g_b_name.c_str(), hixl::WRITE, ops), hixl::SUCCESS, id);
     if (memcmp(a_buf + off, b_buf + off, 512) != 0) {
       g_failures++;
       fprintf(stderr, "thread %d: the transfer did not copy\n", id);
     }
     std::vector<hixl::TransferOpDesc> bad{{reinterpret_cast<uintptr_t>(unregistered),
                                            reinterpret_cast<uintptr_t>(b_buf), 512}};
-    expect("TransferSync unregistered", g_a->TransferSync("b", hixl::WRITE, bad), hixl::PARAM_INVALID, id);
+    expect("TransferSync unregistered", g_a->TransferSync(g_b_name.c_str(), hixl::WRITE, bad), hixl::PARAM_INVALID, id);
   }
   pthread_barrier_wait(&g_barrier);  // the main thread disconnects
   pthread_barrier_wait(&g_barrier);
@@ -133,10 +138,28 @@ void *churn_thread(void *arg) {
   return nullptr;
 }
 
+// A local TCP port nobody listens on now (the engines listen on theirs).
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
+    abort();
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
 int churn() {
   hixl::Hixl a, b;
   std::map<hixl::AscendString, hixl::AscendString> options;
-  if (a.Initialize("a", options) != hixl::SUCCESS || b.Initialize("b", options) != hixl::SUCCESS) return 2;
+  std::string a_name = "127.0.0.1:" + std::to_string(free_port());
+  g_b_name = "127.0.0.1:" + std::to_string(free_port());
+  if (a.Initialize(a_name.c_str(), options) != hixl::SUCCESS ||
+      b.Initialize(g_b_name.c_str(), options) != hixl::SUCCESS)
+    return 2;
   g_a = &a;
   g_b = &b;
   pthread_barrier_init(&g_barrier, nullptr, kThreads + 1);
@@ -144,10 +167,10 @@ int churn() {
   for (int i = 0; i < kThreads; i++)
     pthread_create(&t[i], nullptr, churn_thread, reinterpret_cast<void *>(static_cast<intptr_t>(i)));
   pthread_barrier_wait(&g_barrier);
-  expect("Connect", a.Connect("b"), hixl::SUCCESS, -1);
+  expect("Connect", a.Connect(g_b_name.c_str()), hixl::SUCCESS, -1);
   pthread_barrier_wait(&g_barrier);
   pthread_barrier_wait(&g_barrier);
-  expect("Disconnect", a.Disconnect("b"), hixl::SUCCESS, -1);
+  expect("Disconnect", a.Disconnect(g_b_name.c_str()), hixl::SUCCESS, -1);
   pthread_barrier_wait(&g_barrier);
   for (int i = 0; i < kThreads; i++) pthread_join(t[i], nullptr);
 
