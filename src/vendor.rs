@@ -181,17 +181,26 @@ fn dlsym_in(handle: *mut c_void, name: &CStr) -> Option<*mut c_void> {
     (!p.is_null() && !is_ours(p)).then_some(p)
 }
 
-/// `name` in an opened library, not regcheck's own definition. A library that gave a symbol is
-/// kept loaded for the life of the process (the cached pointer must stay valid); one that gave
-/// nothing is closed again (for an `RTLD_NOLOAD` handle: the reference just taken).
-fn symbol_in(lib: DynLib, name: &CStr) -> Result<*mut c_void, libloading::Error> {
+/// `name` in an opened library, not regcheck's own definition.
+fn symbol_in(lib: &DynLib, name: &CStr) -> Result<*mut c_void, libloading::Error> {
     // SAFETY: the symbol is only read as an address here; the caller types it.
     let p = unsafe { lib.get::<*mut c_void>(name.to_bytes_with_nul()) }?.into_raw();
     if p.is_null() || is_ours(p) {
         return Err(libloading::Error::DlSymUnknown);
     }
-    let _ = lib.into_raw();
     Ok(p)
+}
+
+/// `name` in the library at `path`, opened `RTLD_NOW | RTLD_LOCAL` and kept loaded for the
+/// life of the process, found or not: a cached pointer must stay valid, and closing it would
+/// run its finalisers, and its initialisers again at the next look-up.
+fn symbol_at(path: &std::path::Path, name: &CStr) -> Result<*mut c_void, libloading::Error> {
+    // SAFETY: the vendor's library (named by the user or in the vendor's install root);
+    // loading it runs its initialisers, as linking it would.
+    let lib = unsafe { DynLib::open(Some(path), libc::RTLD_NOW | libc::RTLD_LOCAL) }?;
+    let found = symbol_in(&lib, name);
+    let _ = lib.into_raw();
+    found
 }
 
 /// One place regcheck looked for a vendor function, and why it was not there.
@@ -261,9 +270,11 @@ fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
     }
     tried.push(Attempt::Next);
     for file in lib.file_names() {
-        // SAFETY: RTLD_NOLOAD opens nothing new: no initialiser runs.
+        // SAFETY: RTLD_NOLOAD opens nothing new: no initialiser runs. The handle is kept when
+        // it gives the function (the library then stays loaded), else closed again.
         if let Ok(h) = unsafe { DynLib::open(Some(file), libc::RTLD_NOLOAD | libc::RTLD_LAZY) } {
-            if let Ok(p) = symbol_in(h, name) {
+            if let Ok(p) = symbol_in(&h, name) {
+                let _ = h.into_raw();
                 return Ok(p);
             }
         }
@@ -271,8 +282,7 @@ fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
     }
     if let Some(path) = path_var(lib.env_var()) {
         let path = PathBuf::from(path);
-        // SAFETY: the library the user named as the vendor's; loading it runs its initialisers.
-        match unsafe { DynLib::open(Some(&path), libc::RTLD_NOW | libc::RTLD_LOCAL) }.and_then(|h| symbol_in(h, name)) {
+        match symbol_at(&path, name) {
             Ok(p) => return Ok(p),
             Err(source) => tried.push(Attempt::Named { var: lib.env_var(), path, source }),
         }
@@ -281,14 +291,10 @@ fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
         for dir in lib_dirs(&root) {
             for file in lib.file_names() {
                 let path = dir.join(file);
-                if !path.exists() {
-                    continue;
-                }
-                // SAFETY: the vendor's library in its install root; loading it runs its initialisers.
-                if let Ok(p) = unsafe { DynLib::open(Some(&path), libc::RTLD_NOW | libc::RTLD_LOCAL) }
-                    .and_then(|h| symbol_in(h, name))
-                {
-                    return Ok(p);
+                if path.exists() {
+                    if let Ok(p) = symbol_at(&path, name) {
+                        return Ok(p);
+                    }
                 }
             }
         }
