@@ -1,8 +1,9 @@
-//! Model-based property test of the ACL front end, through the C door: proptest generates
+//! Model-based property tests of the front ends, through the C door: proptest generates
 //! sequences of host registrations (V2 and V1), unregistrations, device-pointer queries and
 //! frees over every kind of memory (tests/c/acl_model.c runs them against the simulator with
-//! libregcheck.so linked), and a model of the documented rules predicts each call. After every
-//! step:
+//! libregcheck.so linked), and of HIXL registrations, deregistrations, connects, disconnects
+//! and transfers on two engines (tests/c/hixl_model.cpp); a model of the documented rules
+//! predicts each call. After every step:
 //! * no crash, and every code is one the vendor documents for these calls;
 //! * regcheck's registry (`regcheck_live_host_registrations`) equals the model's;
 //! * in `enforce` mode a call the model calls valid is forwarded and succeeds, and a call a
@@ -185,6 +186,25 @@ fn driver() -> &'static std::path::Path {
     })
 }
 
+/// Runs a driver with `script` on its stdin; its stdout and stderr. Panics (with both) when it
+/// crashed or failed. Bounded: a script is a few dozen calls, and the driver exits at its end.
+fn run_driver(cmd: &mut Command, script: &str) -> (String, String) {
+    let mut child = cmd
+        .env_remove("LD_PRELOAD")
+        .env_remove("ACLSIM_TRACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the driver");
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "the driver crashed or failed: {}\n{stdout}\n{stderr}", out.status);
+    (stdout, stderr)
+}
+
 struct Step {
     rc: i64,
     fwd: u64,
@@ -194,25 +214,16 @@ struct Step {
 /// Runs the script; the driver's lines, and its stderr for messages.
 fn run_script(ops: &[Op], mode: &str) -> (Vec<Step>, String) {
     let file = testkit::target_dir().join(format!("model-file-{mode}-{}.bin", std::process::id()));
-    let mut child = Command::new(driver())
-        .arg(&file)
-        .env("REGCHECK_MODE", mode)
-        .env("REGCHECK_KERNEL_RELEASE", "6.6.0")
-        .env("ACLSIM_KERNEL_RELEASE", "6.6.0")
-        .env_remove("LD_PRELOAD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the driver");
     let script: String = ops.iter().map(|o| o.line() + "\n").collect();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    // Bounded: a few dozen calls; wait_with_output returns when the driver exits.
-    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = run_driver(
+        Command::new(driver())
+            .arg(&file)
+            .env("REGCHECK_MODE", mode)
+            .env("REGCHECK_KERNEL_RELEASE", "6.6.0")
+            .env("ACLSIM_KERNEL_RELEASE", "6.6.0"),
+        &script,
+    );
     let _ = std::fs::remove_file(&file);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "the driver crashed or failed: {}\n{stdout}\n{stderr}", out.status);
     let steps = stdout
         .lines()
         .map(|l| {
@@ -276,5 +287,177 @@ proptest! {
     #[test]
     fn acl_sequences_report(ops in prop::collection::vec(op(), 1..40)) {
         check(ops, "report")?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// HIXL: two engines in one process, registrations, links and transfers
+// ---------------------------------------------------------------------------------------
+
+/// Codes HIXL documents: SUCCESS, PARAM_INVALID, TIMEOUT, NOT_CONNECTED, ALREADY_CONNECTED,
+/// FAILED.
+const HIXL_DOCUMENTED: &[i64] = &[0, 103900, 103901, 103902, 103903, 503900];
+
+#[derive(Debug, Clone)]
+enum HOp {
+    Reg { e: u64, page: u64, pages: u64 },
+    Dereg { e: u64, index: u64 },
+    Connect { e: u64 },
+    Disconnect { e: u64 },
+    Xfer { e: u64, index: u64, off: u64, len: u64 },
+}
+
+impl HOp {
+    fn line(&self) -> String {
+        match self {
+            HOp::Reg { e, page, pages } => format!("r {e} {page} {pages}"),
+            HOp::Dereg { e, index } => format!("d {e} {index}"),
+            HOp::Connect { e } => format!("c {e}"),
+            HOp::Disconnect { e } => format!("u {e}"),
+            HOp::Xfer { e, index, off, len } => format!("x {e} {index} {off} {len}"),
+        }
+    }
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }
+}
+
+fn hop() -> impl Strategy<Value = HOp> {
+    let pg = page_size();
+    prop_oneof![
+        5 => (0..2u64, range_in(HEAP)).prop_map(|(e, (_, page, pages))| HOp::Reg { e, page, pages }),
+        2 => (0..2u64, 0..8u64).prop_map(|(e, index)| HOp::Dereg { e, index }),
+        2 => (0..2u64).prop_map(|e| HOp::Connect { e }),
+        1 => (0..2u64).prop_map(|e| HOp::Disconnect { e }),
+        4 => (0..2u64, 0..10u64, 0..4 * pg, 1..2 * pg).prop_map(|(e, index, off, len)| HOp::Xfer { e, index, off, len }),
+    ]
+}
+
+/// HIXL's documented rules as regcheck enforces them, in byte offsets into each engine's pool.
+#[derive(Debug, Default)]
+struct HixlModel {
+    /// Live registrations: (handle, engine, start, end).
+    live: Vec<(u64, u64, u64, u64)>,
+    /// The driver's table of returned handles: (engine, start).
+    table: Vec<(u64, u64)>,
+    /// `links[e]`: engine e connected to the other.
+    links: [bool; 2],
+}
+
+impl HixlModel {
+    /// A link in either direction: registering (or deregistering) now comes too late.
+    fn linked(&self, e: u64) -> bool {
+        self.links[0] || self.links[1] || self.links[e as usize]
+    }
+
+    /// Whether regcheck lets the call through (`true`) or a documented rule forbids it, and
+    /// the update once the vendor answered `rc` (`handle`: what RegisterMem returned, or the
+    /// handle DeregisterMem was given).
+    fn step(&mut self, op: &HOp, rc: i64, handle: u64) -> bool {
+        let pg = page_size();
+        let ok = rc == 0;
+        match *op {
+            HOp::Reg { e, page, pages } => {
+                let (s, t) = (page * pg, (page + pages) * pg);
+                let identical = self.live.iter().any(|r| r.1 == e && r.2 == s && r.3 == t);
+                let overlap = self.live.iter().any(|r| r.1 == e && r.2 < t && s < r.3 && !(r.2 == s && r.3 == t));
+                let valid = pages > 0 && !self.linked(e) && !overlap;
+                if ok {
+                    self.table.push((e, s));
+                    if !identical && !self.live.iter().any(|r| r.0 == handle) {
+                        self.live.push((handle, e, s, t));
+                    }
+                }
+                valid
+            }
+            HOp::Dereg { e, .. } => {
+                let on_e = self.live.iter().position(|r| r.0 == handle && r.1 == e);
+                let valid = !(on_e.is_some() && self.linked(e));
+                if ok {
+                    if let Some(i) = on_e {
+                        self.live.remove(i);
+                    }
+                }
+                valid
+            }
+            HOp::Connect { e } => {
+                if ok {
+                    self.links[e as usize] = true;
+                }
+                true
+            }
+            HOp::Disconnect { e } => {
+                if ok {
+                    self.links[e as usize] = false;
+                }
+                true
+            }
+            HOp::Xfer { e, index, off, len } => {
+                let (owner, base) = self.table.get(index as usize).copied().unwrap_or((e, 0));
+                let (s, t) = (base + off, base + off + len);
+                self.links[e as usize] && owner == e && self.live.iter().any(|r| r.1 == e && r.2 <= s && t <= r.3)
+            }
+        }
+    }
+}
+
+fn hixl_driver() -> &'static std::path::Path {
+    static EXE: OnceLock<std::path::PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        Program::cxx("hixl_model", &["tests/c/hixl_model.cpp"])
+            .link(Link::RegcheckShared)
+            .libs(&["cann_hixl", "ascendcl"])
+            .build()
+    })
+}
+
+fn check_hixl(ops: Vec<HOp>, mode: &str) -> Result<(), TestCaseError> {
+    let script: String = ops.iter().map(|o| o.line() + "\n").collect();
+    let (stdout, stderr) = run_driver(Command::new(hixl_driver()).env("REGCHECK_MODE", mode), &script);
+    let lines: Vec<Vec<i64>> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().filter_map(|w| w.parse::<i64>().ok()).collect::<Vec<i64>>())
+        .collect();
+    prop_assert_eq!(lines.len(), ops.len(), "{}", stderr);
+    let mut model = HixlModel::default();
+    for (i, (op, w)) in ops.iter().zip(&lines).enumerate() {
+        // op <i> rc <rc> fwd <fwd> h <handle> live <live>
+        let (rc, fwd, handle, live) = (w[1], w[2], w[3] as u64, w[4] as u64);
+        let ctx = || format!("step {i}: {op:?} -> rc {rc} fwd {fwd}\nscript: {ops:?}\n{stderr}");
+        prop_assert!(HIXL_DOCUMENTED.contains(&rc), "undocumented code: {}", ctx());
+        let valid = model.step(op, rc, handle);
+        if mode == "enforce" {
+            if valid {
+                prop_assert_eq!(fwd, 1, "a valid call is forwarded: {}", ctx());
+                if matches!(op, HOp::Reg { .. } | HOp::Dereg { .. }) {
+                    prop_assert_eq!(rc, 0, "and succeeds: {}", ctx());
+                }
+            } else {
+                prop_assert_eq!(fwd, 0, "a forbidden call never reaches the vendor: {}", ctx());
+                prop_assert!(rc != 0, "{}", ctx());
+            }
+        } else {
+            prop_assert_eq!(fwd, 1, "report mode forwards everything: {}", ctx());
+        }
+        prop_assert_eq!(live, model.live.len() as u64, "regcheck's registry equals the model's: {}", ctx());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 24, ..config(0xac10_0003) })]
+    #[test]
+    fn hixl_sequences_enforce(ops in prop::collection::vec(hop(), 1..30)) {
+        check_hixl(ops, "enforce")?;
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 24, ..config(0xac10_0004) })]
+    #[test]
+    fn hixl_sequences_report(ops in prop::collection::vec(hop(), 1..30)) {
+        check_hixl(ops, "report")?;
     }
 }

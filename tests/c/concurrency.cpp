@@ -13,15 +13,12 @@
 //
 // Prints `failures <n>`, `live_host <regcheck> <expected>`, `live_hixl <regcheck> <expected>`,
 // or `children <n> failed <n> hung <n>`.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +29,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "free_port.h"
 #include "hixl/hixl.h"
 #include "regcheck.h"
 
@@ -138,19 +136,6 @@ void *churn_thread(void *arg) {
   return nullptr;
 }
 
-// A local TCP port nobody listens on now (the engines listen on theirs).
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
-    abort();
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 int churn() {
   hixl::Hixl a, b;
