@@ -68,7 +68,7 @@ fn link_args(root: &std::path::Path) {
 
 /// Programs linked with `-lregcheck` ask the loader for the SONAME, so the build tree needs a
 /// file of that name beside `libregcheck.so`, as an installed tree has: a symlink
-/// `<target>/<profile>/libregcheck.so.<soversion> -> libregcheck.so`, made here (before the
+/// `<target>/release/libregcheck.so.<soversion> -> libregcheck.so`, made here (before the
 /// library is linked; the link dangles until then). `OUT_DIR` is
 /// `<target>/<profile>/build/regcheck-<hash>/out`.
 fn soname_link(soname: &str) {
@@ -77,6 +77,13 @@ fn soname_link(soname: &str) {
     let (Some(build), Some(profile_dir)) = (up.nth(2), up.next()) else { return };
     if build.file_name().and_then(|n| n.to_str()) != Some("build") {
         println!("cargo:warning=unexpected OUT_DIR layout {}: no {soname} link made", out_dir.display());
+        return;
+    }
+    // Only in `release`, the build users link against. Not in `debug`: `cargo test` puts
+    // `target/debug` on the test processes' LD_LIBRARY_PATH, and the programs the tests start
+    // would then load the debug library by its SONAME instead of the release one they were
+    // linked and run against.
+    if profile_dir.file_name().and_then(|n| n.to_str()) != Some("release") {
         return;
     }
     let link = profile_dir.join(soname);

@@ -126,8 +126,8 @@ void *churn_thread(void *arg) {
       fprintf(stderr, "thread %d: the transfer did not copy\n", id);
     }
     std::vector<hixl::TransferOpDesc> bad{{reinterpret_cast<uintptr_t>(unregistered),
-                                           reinterpret_cast<uintptr_t>(b_buf), 512}};
-    expect("TransferSync unregistered", g_a->TransferSync(g_b_name.c_str(), hixl::WRITE, bad), hixl::PARAM_INVALID, id);
+                                           reinterpret_cast<uintptr_t>(b_buf), 0}};
+    expect("TransferSync empty op", g_a->TransferSync(g_b_name.c_str(), hixl::WRITE, bad), hixl::PARAM_INVALID, id);
   }
   pthread_barrier_wait(&g_barrier);  // the main thread disconnects
   pthread_barrier_wait(&g_barrier);
