@@ -78,6 +78,18 @@ fn assert_clean(what: &str, how: &str, o: &Outcome) {
     assert_eq!(o.code(), Some(0), "{what} ({how}): {}", o.dump());
 }
 
+/// [`assert_clean`] for a scenario that may need an environment of its own (a product, a
+/// kernel) to get past its set-up: then it stops with status 3, having run clean so far.
+fn assert_clean_or_not_set_up(what: &str, how: &str, o: &Outcome) {
+    if o.code() == Some(3) && o.stderr.contains("hixl_scenarios: ") {
+        for marker in ["ERROR: AddressSanitizer", "runtime error:", "SUMMARY: UndefinedBehavior"] {
+            assert!(!o.stderr.contains(marker), "{what} ({how}): {marker}\n{}", o.dump());
+        }
+        return;
+    }
+    assert_clean(what, how, o);
+}
+
 const NEW_KERNEL: [(&str, &str); 2] = [("ACLSIM_KERNEL_RELEASE", "6.6.0"), ("REGCHECK_KERNEL_RELEASE", "6.6.0")];
 
 #[test]
@@ -109,11 +121,14 @@ fn hixl_scenarios_under_asan_and_ubsan() {
     let b = build(|l| {
         Program::cxx("hixl_scenarios", &["tests/c/hixl_scenarios.cpp"]).link(l).libs(&["cann_hixl", "ascendcl"])
     });
+    let mut ran = 0;
     for s in scenarios("tests/c/hixl_scenarios.cpp", "s == \"") {
         for (how, o) in runs(&b, std::slice::from_ref(&s), &NEW_KERNEL) {
-            assert_clean(&s, how, &o);
+            assert_clean_or_not_set_up(&s, how, &o);
+            ran += usize::from(o.code() == Some(0));
         }
     }
+    assert!(ran >= 20, "most HIXL scenarios run to the end under the sanitizers: {ran}");
 }
 
 #[test]
