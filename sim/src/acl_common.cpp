@@ -300,6 +300,14 @@ const Registration *find_by_device_address_locked(uintptr_t d) {
     return nullptr;
 }
 
+bool in_device_range_locked(uintptr_t d) {
+    auto &m = st().dev_ranges;
+    auto it = m.upper_bound(d);
+    if (it == m.begin()) return false;
+    --it;
+    return d - it->first < it->second;
+}
+
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base) {
     auto &m = st().vm_maps;
     auto it = m.upper_bound(p);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <fstream>
 #include <mutex>
@@ -97,6 +98,26 @@ bool driver_range_ok(uintptr_t base, uint64_t size, std::string &why) {
     return false;
 }
 
+struct DeviceRange {
+    uintptr_t start;
+    size_t len;
+};
+
+// A fresh simulated device address range for `size` bytes: 2 MiB aligned, followed by a 2 MiB
+// guard, reserved PROT_NONE (no memory behind it); {0, 0} when the address space is exhausted.
+DeviceRange reserve_device_range(uint64_t size) {
+    size_t len = round_up(size, kHugePage) + kHugePage;
+    size_t map_len = len + kHugePage;
+    void *m = mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return DeviceRange{0, 0};
+    uintptr_t base = reinterpret_cast<uintptr_t>(m);
+    uintptr_t start = round_up(base, kHugePage);
+    if (start > base) munmap(m, start - base);
+    uintptr_t tail = start + len;
+    if (base + map_len > tail) munmap(reinterpret_cast<void *>(tail), base + map_len - tail);
+    return DeviceRange{start, len};
+}
+
 // Every page of the range is mlocked (VmFlags "lo" in /proc/self/smaps).
 bool range_mlocked(uintptr_t base, uint64_t size) {
     uintptr_t end = base + size;
@@ -161,14 +182,21 @@ aclError do_register(const char *api, void *ptr, uint64_t size, uint32_t flags, 
         abort();
     }
 
-    std::lock_guard<std::mutex> g(g_mu);
-    if (find_overlap_locked(dev, base, size) != nullptr)  // lost a race with another thread
-        return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api, "range overlaps a registration");
-    Registration r{base, size, flags, 0};
+    // The device address: a 2 MiB aligned range of its own, reserved (PROT_NONE) so the kernel
+    // never places other memory there, with a 2 MiB guard after it.
+    DeviceRange range{0, 0};
     if ((flags & ACL_HOST_REG_MAPPED) != 0) {
-        r.dev_addr = st().next_dev_addr;
-        st().next_dev_addr += round_up(size, 2u << 20) + (2u << 20);
+        range = reserve_device_range(size);
+        if (range.start == 0)
+            return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "cannot reserve a device address range");
     }
+    std::lock_guard<std::mutex> g(g_mu);
+    if (find_overlap_locked(dev, base, size) != nullptr) {  // lost a race with another thread
+        if (range.start != 0) munmap(reinterpret_cast<void *>(range.start), range.len);
+        return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api, "range overlaps a registration");
+    }
+    Registration r{base, size, flags, range.start};
+    if (range.start != 0) st().dev_ranges[range.start] = range.len;
     st().regs[dev][base] = r;
     if (dev_out != nullptr) *dev_out = reinterpret_cast<void *>(r.dev_addr);
     return ACL_SUCCESS;

@@ -78,7 +78,10 @@ struct State {
     std::map<uintptr_t, Allocation> host_allocs;  // aclrtMallocHost base -> allocation
     std::map<uintptr_t, Allocation> dev_allocs;   // aclrtMalloc base -> allocation
     std::map<int32_t, std::map<uintptr_t, Registration>> regs;  // device -> base -> registration
-    uintptr_t next_dev_addr = 0x7e0000000000ULL;
+    // Simulated device address ranges handed out to MAPPED registrations: start -> length.
+    // Each is a PROT_NONE reservation of this process's address space, never released, so no
+    // other memory is ever placed there and a stale device address stays recognisable.
+    std::map<uintptr_t, size_t> dev_ranges;
     std::map<uintptr_t, Reservation> reservations;  // aclrtReserveMemAddress base -> range
     std::set<PhysMem *> phys;                       // live aclrtMallocPhysical handles
     std::map<uintptr_t, VmMapping> vm_maps;         // aclrtMapMem base -> mapping
@@ -126,6 +129,8 @@ const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t si
 bool in_malloc_host_locked(uintptr_t base, uint64_t size);
 // The MAPPED registration (any device) whose simulated device range contains d, or NULL.
 const Registration *find_by_device_address_locked(uintptr_t d);
+// d lies in a simulated device address range handed out so far (registered or not).
+bool in_device_range_locked(uintptr_t d);
 // The aclrtMapMem mapping containing p, or NULL (its base in *base).
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base);
 size_t round_up(size_t v, size_t a);

@@ -22,19 +22,15 @@ bool kind_known(int kind) {
 
 // Where the bytes of [p, p + len) live: the host memory behind a simulated device address of
 // a MAPPED host registration, or p itself. NULL when p is a simulated device address handed out
-// so far but not inside one registration for the whole length.
+// so far but not inside one registration for the whole length. Those addresses are reserved
+// (State::dev_ranges), so real memory is never mistaken for one.
 void *backing(void *p, size_t len) {
     uintptr_t d = reinterpret_cast<uintptr_t>(p);
     std::lock_guard<std::mutex> g(g_mu);
-    if (d < 0x7e0000000000ULL || d >= st().next_dev_addr) return p;
+    if (!in_device_range_locked(d)) return p;
     if (const Registration *r = find_by_device_address_locked(d))
         return len <= r->size - (d - r->dev_addr) ? reinterpret_cast<void *>(r->base + (d - r->dev_addr)) : nullptr;
-    // real memory the kernel happened to place in that range
-    for (const auto *allocs : {&st().dev_allocs, &st().host_allocs}) {
-        auto it = allocs->upper_bound(d);
-        if (it != allocs->begin() && d - std::prev(it)->first < std::prev(it)->second.len) return p;
-    }
-    return find_vm_map_locked(d, nullptr) != nullptr ? p : nullptr;
+    return nullptr;
 }
 
 }  // namespace

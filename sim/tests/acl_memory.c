@@ -97,6 +97,38 @@ static void memcpy_and_memset(void) {
     munmap(hostmem, page);
 }
 
+/* The device addresses of MAPPED registrations are reserved in the address space: the kernel
+ * never places other memory there (memory it did place there would be taken for a simulated
+ * device address: copies into it refused with 107000, or sent to the registered host memory). */
+static void device_addresses_are_reserved(void) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char host[64];
+    memset(host, 'r', sizeof host);
+    char *hostmem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mapped = NULL;
+    EXPECT_EQ(aclrtHostRegisterV2(hostmem, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostGetDevicePointer(hostmem, &mapped, 0), ACL_SUCCESS);
+    /* the device address itself, and the guard after the registration */
+    char *probes[2] = {(char *)mapped, (char *)mapped + MIB2};
+    for (int i = 0; i < 2; i++) {
+        char *m = mmap(probes[i], page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        EXPECT_TRUE(m == MAP_FAILED);
+        if (m != MAP_FAILED) {
+            /* real memory there must still be plain host memory to aclrtMemcpy */
+            EXPECT_EQ(aclrtMemcpy(m, page, host, sizeof host, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+            EXPECT_EQ(memcmp(m, host, sizeof host), 0);
+            munmap(m, page);
+        }
+    }
+    EXPECT_TRUE(hostmem[0] == 0);
+    EXPECT_EQ(aclrtHostUnregister(hostmem), ACL_SUCCESS);
+    /* still reserved after the unregistration: the address stays a stale device address */
+    char *m = mmap(mapped, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    EXPECT_TRUE(m == MAP_FAILED);
+    if (m != MAP_FAILED) munmap(m, page);
+    munmap(hostmem, page);
+}
+
 static void vmm(void) {
     void *va = NULL, *va2 = NULL;
     aclrtDrvMemHandle h = NULL, h2 = NULL, got = NULL;
@@ -212,6 +244,7 @@ static void vmm(void) {
 
 int main(void) {
     memcpy_and_memset();
+    device_addresses_are_reserved();
     vmm();
     /* aclFinalize (the first one needs no aclInit) leaves the device and its context alone */
     int32_t dev = -1;
