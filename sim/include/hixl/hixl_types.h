@@ -7,13 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
-// The vendor's header reaches these through CANN's metadef headers (ge_common/api_error_codes.h);
-// programs written against it use std::map, std::string and std::cerr without including them.
-#include <iostream>
-#include <map>
-#include <string>
-
-#include "graph/ascend_string.h"
+// As in the vendor's header: std::map, std::string, std::cerr (<iostream>) and ge::AscendString
+// come through metadef's ge_common/api_error_codes.h, and programs use them without including them.
+#include "external/ge_common/api_error_codes.h"
 
 #ifdef FUNC_VISIBILITY
 #define ASCEND_FUNC_VISIBILITY __attribute__((visibility("default")))
