@@ -200,7 +200,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   g_engine_a = LocalEngine();
-  g_engine_b = LocalEngine();
+  do {  // the system may hand the port it just released out again
+    g_engine_b = LocalEngine();
+  } while (g_engine_b == g_engine_a);
   kEngineA = g_engine_a.c_str();
   kEngineB = g_engine_b.c_str();
   Check("aclInit", aclInit(nullptr));

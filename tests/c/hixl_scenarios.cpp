@@ -541,8 +541,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  g_a = "127.0.0.1:" + std::to_string(FreePort());
-  g_b = "127.0.0.1:" + std::to_string(FreePort());
+  // two different ports: the system may hand the port it just released out again
+  int port_a = FreePort(), port_b = FreePort();
+  while (port_b == port_a) port_b = FreePort();
+  g_a = "127.0.0.1:" + std::to_string(port_a);
+  g_b = "127.0.0.1:" + std::to_string(port_b);
   kA = g_a.c_str();
   kB = g_b.c_str();
   // Without a SoC name (ACLSIM_SOC_NAME="") aclInit fails (500000); nothing else needs it.

@@ -116,17 +116,18 @@ fn a_peer_that_stops_or_dies_fails_transfers_within_the_timeout() {
         let v = |k: &str| value(&out, k).unwrap_or_else(|| panic!("{form}: no {k}: {}", out.dump()));
         // stopped: no answer within the 300 ms asked for
         assert_eq!(v("stopped_read"), TIMEOUT, "{form}: {}", out.dump());
-        assert!((290..3000).contains(&v("stopped_read_ms")), "{form}: {}", out.dump());
+        // (the upper bounds only tell "the timeout" from "a hang" on a loaded machine)
+        assert!((290..10_000).contains(&v("stopped_read_ms")), "{form}: {}", out.dump());
         assert_eq!(v("stopped_connect"), TIMEOUT, "{form}: {}", out.dump());
-        assert!((290..3000).contains(&v("stopped_connect_ms")), "{form}: {}", out.dump());
-        // dead: the connection is gone, at once
+        assert!((290..10_000).contains(&v("stopped_connect_ms")), "{form}: {}", out.dump());
+        // dead: the connection is gone, at once (far before the 20 s asked for)
         assert_eq!(v("dead_read"), FAILED, "{form}: {}", out.dump());
-        assert!(v("dead_read_ms") < 1500, "{form}: {}", out.dump());
+        assert!(v("dead_read_ms") < 10_000, "{form}: {}", out.dump());
         assert_eq!(v("dead_write"), FAILED, "{form}: {}", out.dump());
         assert_eq!(v("broken_read"), FAILED, "{form}: {}", out.dump());
         // nobody listens any more: refused, FAILED before the timeout
         assert_eq!(v("dead_connect"), FAILED, "{form}: {}", out.dump());
-        assert!(v("dead_connect_ms") < 1500, "{form}: {}", out.dump());
+        assert!(v("dead_connect_ms") < 10_000, "{form}: {}", out.dump());
     }
 }
 
