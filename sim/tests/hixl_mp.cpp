@@ -5,7 +5,8 @@
 // answers commands), the parent is the client that links to it and transfers. The child dies
 // with the parent (PR_SET_PDEATHSIG) and the parent waits for it for a bounded time.
 //
-// Output: `value <key> <n>` lines for the driver (crates/testkit/tests/sim_multiproc.rs), and the
+// Output: `value <key> <n>` lines for the drivers (crates/testkit/tests/sim_multiproc.rs, and
+// tests/flows.rs, which runs the correct flows under regcheck), and the
 // check summary `checks=N failures=M` of the parent (the child's own failures make the parent
 // fail too, through its exit status).
 #include <errno.h>
@@ -191,7 +192,15 @@ int Server(const std::string &scenario, const std::string &form, int listener, c
   }
   close(fd);
   if (cs_server != nullptr) HixlCSServerDestroy(cs_server);
+  if (scenario == "flow") {  // a correct program leaves nothing behind
+    if (engine.DeregisterMem(dev_h) != SUCCESS || engine.DeregisterMem(host_h) != SUCCESS) failures++;
+  }
   engine.Finalize();
+  if (scenario == "flow") {
+    if (aclrtFree(dev) != ACL_SUCCESS || aclrtFreeHost(host) != ACL_SUCCESS || aclrtFreeHost(late) != ACL_SUCCESS)
+      failures++;
+    if (aclrtResetDevice(0) != ACL_SUCCESS || aclFinalize() != ACL_SUCCESS) failures++;
+  }
   return failures == 0 ? 0 : 17;
 }
 
@@ -247,19 +256,44 @@ std::vector<TransferOpDesc> Op(const void *local, uintptr_t remote, size_t len) 
   return {{reinterpret_cast<uintptr_t>(local), remote, len}};
 }
 
+// Local device and host memory, both registered before the link; then WRITE device -> remote
+// device, checked by the server.
+struct Local {
+  void *dev = nullptr, *host = nullptr;
+  MemHandle dev_h = nullptr, host_h = nullptr;
+};
+
+Local LinkAndWrite(Hixl &c, const AscendString &server, Child &ch) {
+  Local l;
+  EXPECT_EQ(aclrtMalloc(&l.dev, kSize, ACL_MEM_MALLOC_HUGE_ONLY), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMallocHost(&l.host, kSize), ACL_SUCCESS);
+  EXPECT_EQ(c.RegisterMem(Desc(l.dev, kSize), MEM_DEVICE, l.dev_h), SUCCESS);
+  EXPECT_EQ(c.RegisterMem(Desc(l.host, kSize), MEM_HOST, l.host_h), SUCCESS);
+  EXPECT_EQ(c.Connect(server, 3000), SUCCESS);
+  Fill(l.dev, kSize, 3);
+  EXPECT_EQ(c.TransferSync(server, WRITE, Op(l.dev, ch.dev, kSize / 2), 3000), SUCCESS);
+  EXPECT_EQ(Ask(ch, kVerify), 1);
+  return l;
+}
+
+// Polls an asynchronous transfer until it is no longer WAITING, for at most `ms`.
+TransferStatus WaitTransfer(Hixl &c, TransferReq req, int ms) {
+  TransferStatus ts = TransferStatus::WAITING;
+  long long until = MonoMs() + ms;
+  while (MonoMs() < until) {
+    EXPECT_EQ(c.GetTransferStatus(req, ts), SUCCESS);
+    if (ts != TransferStatus::WAITING) break;
+    usleep(1000);
+  }
+  return ts;
+}
+
 // READ and WRITE both ways between device and host memory; the engine rules of the form.
 void ClientRw(Hixl &c, const AscendString &server, Child &ch, const std::string &form) {
-  void *ldev = nullptr, *lhost = nullptr;
-  EXPECT_EQ(aclrtMalloc(&ldev, kSize, ACL_MEM_MALLOC_HUGE_ONLY), ACL_SUCCESS);
-  EXPECT_EQ(aclrtMallocHost(&lhost, kSize), ACL_SUCCESS);
-  MemHandle hd = nullptr, hh = nullptr;
-  EXPECT_EQ(c.RegisterMem(Desc(ldev, kSize), MEM_DEVICE, hd), SUCCESS);
-  EXPECT_EQ(c.RegisterMem(Desc(lhost, kSize), MEM_HOST, hh), SUCCESS);
-  EXPECT_EQ(c.Connect(server, 3000), SUCCESS);
-  // WRITE device -> remote device; READ remote host -> local host
-  Fill(ldev, kSize, 3);
-  EXPECT_EQ(c.TransferSync(server, WRITE, Op(ldev, ch.dev, kSize / 2), 3000), SUCCESS);
-  EXPECT_EQ(Ask(ch, kVerify), 1);
+  Local l = LinkAndWrite(c, server, ch);
+  void *lhost = l.host;
+  MemHandle hh = l.host_h;
+  // READ remote host -> local host
   memset(lhost, 0, kSize);
   std::vector<TransferOpDesc> reads;
   for (size_t off = 0; off < kSize; off += 4096)
@@ -331,13 +365,7 @@ void ClientAsync(Hixl &c, const AscendString &server, Child &ch, const std::stri
   TransferReq req = nullptr;
   memset(lhost, 0, kSize);
   EXPECT_EQ(c.TransferAsync(server, READ, Op(lhost, ch.host, kSize), args, req), SUCCESS);
-  TransferStatus ts = TransferStatus::WAITING;
-  until = MonoMs() + 5000;
-  while (MonoMs() < until) {
-    EXPECT_EQ(c.GetTransferStatus(req, ts), SUCCESS);
-    if (ts != TransferStatus::WAITING) break;
-    usleep(1000);
-  }
+  TransferStatus ts = WaitTransfer(c, req, 10000);
   EXPECT_TRUE(ts == TransferStatus::COMPLETED);
   EXPECT_TRUE(Filled(lhost, kSize, 7));
   Fill(lhost, kSize, 3);
@@ -367,6 +395,28 @@ void ClientAsync(Hixl &c, const AscendString &server, Child &ch, const std::stri
   EXPECT_EQ(c.TransferSync(server, READ, Op(lhost, ch.host, 64), 1000), NOT_CONNECTED);
 }
 
+// A correct program, start to end: every registration before the link, READ and WRITE both
+// ways between device and host memory, sync and async, then everything released in order.
+// Nothing in it is a mistake, so a validation layer must stay silent.
+void ClientFlow(Hixl &c, const AscendString &server, Child &ch) {
+  Local l = LinkAndWrite(c, server, ch);
+  memset(l.host, 0, kSize);
+  EXPECT_EQ(c.TransferSync(server, READ, Op(l.host, ch.host, kSize), 3000), SUCCESS);
+  EXPECT_TRUE(Filled(l.host, kSize, 7));
+  // the same READ again, asynchronously, into device memory
+  memset(l.dev, 0, kSize);
+  TransferArgs args;
+  TransferReq req = nullptr;
+  EXPECT_EQ(c.TransferAsync(server, READ, Op(l.dev, ch.host, kSize), args, req), SUCCESS);
+  EXPECT_TRUE(WaitTransfer(c, req, 10000) == TransferStatus::COMPLETED);
+  EXPECT_TRUE(Filled(l.dev, kSize, 7));
+  EXPECT_EQ(c.Disconnect(server), SUCCESS);
+  EXPECT_EQ(c.DeregisterMem(l.dev_h), SUCCESS);
+  EXPECT_EQ(c.DeregisterMem(l.host_h), SUCCESS);
+  EXPECT_EQ(aclrtFree(l.dev), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFreeHost(l.host), ACL_SUCCESS);
+}
+
 // The server stops answering, then dies: bounded failures, no hang, no crash.
 void ClientKill(Hixl &c, const AscendString &server, Child &ch, const std::string &form) {
   void *lhost = nullptr;
@@ -392,12 +442,12 @@ void ClientKill(Hixl &c, const AscendString &server, Child &ch, const std::strin
   kill(ch.pid, SIGKILL);
   Reap(ch, 5000);
   t0 = MonoMs();
-  Value("dead_read", d.TransferSync(server, READ, Op(lhost, ch.host, 4096), 2000));
+  Value("dead_read", d.TransferSync(server, READ, Op(lhost, ch.host, 4096), 20000));
   Value("dead_read_ms", MonoMs() - t0);
   Value("dead_write", d.TransferSync(server, WRITE, Op(lhost, ch.host, 4096), 2000));
   Value("broken_read", c.TransferSync(server, READ, Op(lhost, ch.host, 4096), 2000));
   t0 = MonoMs();
-  Value("dead_connect", other.Connect(server, 2000));  // refused now
+  Value("dead_connect", other.Connect(server, 20000));  // refused now
   Value("dead_connect_ms", MonoMs() - t0);
 }
 
@@ -464,6 +514,7 @@ int Client(const std::string &scenario, const std::string &form, Child &ch, cons
     if (scenario == "unregistered") ClientUnregistered(c, server, ch);
     if (scenario == "async") ClientAsync(c, server, ch, form);
     if (scenario == "kill") ClientKill(c, server, ch, form);
+    if (scenario == "flow") ClientFlow(c, server, ch);
     c.Finalize();
   }
   if (ch.pid > 0) {
@@ -472,6 +523,10 @@ int Client(const std::string &scenario, const std::string &form, Child &ch, cons
     Value("server_exit", rc);
     EXPECT_EQ(rc, 0);
   }
+  if (scenario == "flow") {
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  }
   return CHECK_DONE();
 }
 
@@ -479,7 +534,7 @@ int Client(const std::string &scenario, const std::string &form, Child &ch, cons
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: hixl_mp rw|late|unregistered|async|kill|cs [hixl_cs|comm|comm_nopool|legacy|fabric]\n");
+    fprintf(stderr, "usage: hixl_mp rw|late|unregistered|async|kill|cs|flow [hixl_cs|comm|comm_nopool|legacy|fabric]\n");
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
