@@ -98,24 +98,28 @@ bool driver_range_ok(uintptr_t base, uint64_t size, std::string &why) {
     return false;
 }
 
-struct DeviceRange {
-    uintptr_t start;
-    size_t len;
-};
-
-// A fresh simulated device address range for `size` bytes: 2 MiB aligned, followed by a 2 MiB
-// guard, reserved PROT_NONE (no memory behind it); {0, 0} when the address space is exhausted.
-DeviceRange reserve_device_range(uint64_t size) {
+// A fresh simulated device address for `size` bytes: 2 MiB aligned, followed by a 2 MiB guard,
+// carved from the reserved device address space (State::dev_ranges), which grows by one
+// PROT_NONE reservation (one mapping of the process, whatever the number of registrations) when
+// the current one is used up. Addresses are never handed out twice. 0 when the address space is
+// exhausted.
+uintptr_t take_device_address(uint64_t size) {
+    constexpr size_t kChunk = size_t{16} << 30;
     size_t len = round_up(size, kHugePage) + kHugePage;
-    size_t map_len = len + kHugePage;
-    void *m = mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return DeviceRange{0, 0};
-    uintptr_t base = reinterpret_cast<uintptr_t>(m);
-    uintptr_t start = round_up(base, kHugePage);
-    if (start > base) munmap(m, start - base);
-    uintptr_t tail = start + len;
-    if (base + map_len > tail) munmap(reinterpret_cast<void *>(tail), base + map_len - tail);
-    return DeviceRange{start, len};
+    std::lock_guard<std::mutex> g(g_mu);
+    State &s = st();
+    if (s.dev_end - s.dev_next < len) {
+        size_t chunk = len > kChunk ? len : kChunk;
+        void *m = mmap(nullptr, chunk + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) return 0;
+        uintptr_t start = round_up(reinterpret_cast<uintptr_t>(m), kHugePage);
+        s.dev_ranges[start] = chunk;
+        s.dev_next = start;
+        s.dev_end = start + chunk;
+    }
+    uintptr_t d = s.dev_next;
+    s.dev_next += len;
+    return d;
 }
 
 // Every page of the range is mlocked (VmFlags "lo" in /proc/self/smaps).
@@ -182,21 +186,15 @@ aclError do_register(const char *api, void *ptr, uint64_t size, uint32_t flags, 
         abort();
     }
 
-    // The device address: a 2 MiB aligned range of its own, reserved (PROT_NONE) so the kernel
-    // never places other memory there, with a 2 MiB guard after it.
-    DeviceRange range{0, 0};
+    uintptr_t dev_addr = 0;
     if ((flags & ACL_HOST_REG_MAPPED) != 0) {
-        range = reserve_device_range(size);
-        if (range.start == 0)
-            return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "cannot reserve a device address range");
+        dev_addr = take_device_address(size);
+        if (dev_addr == 0) return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "cannot reserve a device address range");
     }
     std::lock_guard<std::mutex> g(g_mu);
-    if (find_overlap_locked(dev, base, size) != nullptr) {  // lost a race with another thread
-        if (range.start != 0) munmap(reinterpret_cast<void *>(range.start), range.len);
+    if (find_overlap_locked(dev, base, size) != nullptr)  // lost a race with another thread
         return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api, "range overlaps a registration");
-    }
-    Registration r{base, size, flags, range.start};
-    if (range.start != 0) st().dev_ranges[range.start] = range.len;
+    Registration r{base, size, flags, dev_addr};
     st().regs[dev][base] = r;
     if (dev_out != nullptr) *dev_out = reinterpret_cast<void *>(r.dev_addr);
     return ACL_SUCCESS;

@@ -78,10 +78,12 @@ struct State {
     std::map<uintptr_t, Allocation> host_allocs;  // aclrtMallocHost base -> allocation
     std::map<uintptr_t, Allocation> dev_allocs;   // aclrtMalloc base -> allocation
     std::map<int32_t, std::map<uintptr_t, Registration>> regs;  // device -> base -> registration
-    // Simulated device address ranges handed out to MAPPED registrations: start -> length.
-    // Each is a PROT_NONE reservation of this process's address space, never released, so no
-    // other memory is ever placed there and a stale device address stays recognisable.
+    // The simulated device address space of MAPPED registrations: PROT_NONE reservations of
+    // this process (start -> length), never released, so no other memory is ever placed there
+    // and a stale device address stays recognisable. Addresses are handed out from
+    // [dev_next, dev_end) of the newest one.
     std::map<uintptr_t, size_t> dev_ranges;
+    uintptr_t dev_next = 0, dev_end = 0;
     std::map<uintptr_t, Reservation> reservations;  // aclrtReserveMemAddress base -> range
     std::set<PhysMem *> phys;                       // live aclrtMallocPhysical handles
     std::map<uintptr_t, VmMapping> vm_maps;         // aclrtMapMem base -> mapping
@@ -129,7 +131,7 @@ const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t si
 bool in_malloc_host_locked(uintptr_t base, uint64_t size);
 // The MAPPED registration (any device) whose simulated device range contains d, or NULL.
 const Registration *find_by_device_address_locked(uintptr_t d);
-// d lies in a simulated device address range handed out so far (registered or not).
+// d lies in the reserved simulated device address space (registered there or not).
 bool in_device_range_locked(uintptr_t d);
 // The aclrtMapMem mapping containing p, or NULL (its base in *base).
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base);

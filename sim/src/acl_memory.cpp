@@ -22,8 +22,8 @@ bool kind_known(int kind) {
 
 // Where the bytes of [p, p + len) live: the host memory behind a simulated device address of
 // a MAPPED host registration, or p itself. NULL when p is a simulated device address handed out
-// so far but not inside one registration for the whole length. Those addresses are reserved
-// (State::dev_ranges), so real memory is never mistaken for one.
+// so far but not inside one registration for the whole length. The simulated device address
+// space is reserved (State::dev_ranges), so real memory is never mistaken for a device address.
 void *backing(void *p, size_t len) {
     uintptr_t d = reinterpret_cast<uintptr_t>(p);
     std::lock_guard<std::mutex> g(g_mu);

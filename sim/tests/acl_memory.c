@@ -3,6 +3,7 @@
  * Prints "checks=N failures=M". */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -97,6 +98,17 @@ static void memcpy_and_memset(void) {
     munmap(hostmem, page);
 }
 
+/* Lines of /proc/self/maps: the mappings of the process. */
+static int count_mappings(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    int n = 0, c;
+    if (f == NULL) return -1;
+    while ((c = fgetc(f)) != EOF)
+        if (c == '\n') n++;
+    fclose(f);
+    return n;
+}
+
 /* The device addresses of MAPPED registrations are reserved in the address space: the kernel
  * never places other memory there (memory it did place there would be taken for a simulated
  * device address: copies into it refused with 107000, or sent to the registered host memory). */
@@ -127,6 +139,18 @@ static void device_addresses_are_reserved(void) {
     EXPECT_TRUE(m == MAP_FAILED);
     if (m != MAP_FAILED) munmap(m, page);
     munmap(hostmem, page);
+
+    /* the reservation is one address space for all registrations, not one mapping each: a
+     * program that registers and unregisters in a loop must not run out of mappings */
+    enum { N = 64 };
+    char *many = mmap(NULL, N * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int before = count_mappings();
+    for (int i = 0; i < N; i++) {
+        EXPECT_EQ(aclrtHostRegisterV2(many + (size_t)i * page, page, ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+        EXPECT_EQ(aclrtHostUnregister(many + (size_t)i * page), ACL_SUCCESS);
+    }
+    EXPECT_TRUE(count_mappings() - before < 4);
+    munmap(many, N * page);
 }
 
 static void vmm(void) {
