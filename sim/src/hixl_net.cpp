@@ -214,6 +214,7 @@ void Service::AcceptLoop() {
       std::lock_guard<std::mutex> g(mu_);
       if (stopping_) return;
     }
+    ReapFinished();
     int w = WaitFd(listen_fd_, POLLIN, NowMs() + kTickMs);
     if (w <= 0) continue;
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -225,11 +226,28 @@ void Service::AcceptLoop() {
       return;
     }
     fds_.insert(fd);
-    threads_.emplace_back([this, fd]() { Serve(fd); });
+    uint64_t id = next_id_++;
+    threads_.emplace(id, std::thread([this, id, fd]() { Serve(id, fd); }));
   }
 }
 
-void Service::Serve(int fd) {
+void Service::ReapFinished() {
+  std::vector<std::thread> done;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    for (uint64_t id : finished_) {
+      auto it = threads_.find(id);
+      if (it == threads_.end()) continue;
+      done.push_back(std::move(it->second));
+      threads_.erase(it);
+    }
+    finished_.clear();
+  }
+  for (auto &t : done)
+    if (t.joinable()) t.join();  // it has ended, or is returning from Serve
+}
+
+void Service::Serve(uint64_t id, int fd) {
   Conn conn;
   conn.fd = fd;
   for (;;) {
@@ -261,10 +279,11 @@ void Service::Serve(int fd) {
   fds_.erase(fd);
   shutdown(fd, SHUT_RDWR);
   close(fd);
+  finished_.push_back(id);
 }
 
 void Service::Stop() {
-  std::vector<std::thread> threads;
+  std::map<uint64_t, std::thread> threads;
   {
     std::lock_guard<std::mutex> g(mu_);
     if (listen_fd_ < 0 && !acceptor_.joinable()) return;
@@ -275,9 +294,10 @@ void Service::Stop() {
   {
     std::lock_guard<std::mutex> g(mu_);
     threads.swap(threads_);
+    finished_.clear();
   }
-  for (auto &t : threads)
-    if (t.joinable()) t.join();
+  for (auto &kv : threads)
+    if (kv.second.joinable()) kv.second.join();
   if (listen_fd_ >= 0) {
     close(listen_fd_);
     listen_fd_ = -1;

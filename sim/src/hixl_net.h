@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -92,7 +93,9 @@ class Service {
 
  private:
   void AcceptLoop();
-  void Serve(int fd);
+  void Serve(uint64_t id, int fd);
+  // Joins the connection threads that have ended (their stacks go back to the system).
+  void ReapFinished();
 
   int listen_fd_ = -1;
   Handler handler_;
@@ -100,7 +103,11 @@ class Service {
   std::mutex mu_;
   bool stopping_ = false;
   std::set<int> fds_;
-  std::vector<std::thread> threads_;
+  // One thread per accepted connection, by a number of their own; those that ended are listed
+  // in finished_ until joined (an ended thread keeps its stack until it is joined).
+  std::map<uint64_t, std::thread> threads_;
+  std::vector<uint64_t> finished_;
+  uint64_t next_id_ = 0;
 };
 
 }  // namespace aclsim

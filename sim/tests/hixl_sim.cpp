@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
@@ -390,10 +392,46 @@ static void TestClientServer() {
   EXPECT_EQ(aclsimGetCallCount("HixlCSClientBatchPutSync"), 8);
 }
 
+// The process's mappings (lines of /proc/self/maps).
+static int Mappings() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  int n = 0;
+  while (std::getline(maps, line)) n++;
+  return n;
+}
+
+// A long-lived engine that peers link to and leave, again and again, keeps nothing of each link:
+// the thread that served it is joined (an ended thread keeps its stack until then), so the
+// process does not run out of mappings or address space.
+static void TestManyLinks() {
+  const std::string na = EngineName(FreePort()), nb = EngineName(FreePort());
+  const AscendString rb(nb.c_str());
+  std::map<AscendString, AscendString> options;
+  Hixl a, b;
+  EXPECT_EQ(a.Initialize(AscendString(na.c_str()), options), SUCCESS);
+  EXPECT_EQ(b.Initialize(rb, options), SUCCESS);
+  EXPECT_EQ(a.Connect(rb, 3000), SUCCESS);  // the first link's thread stacks are cached
+  EXPECT_EQ(a.Disconnect(rb, 3000), SUCCESS);
+  const int before = Mappings();
+  const int kLinks = 150;
+  for (int i = 0; i < kLinks; i++) {
+    EXPECT_EQ(a.Connect(rb, 3000), SUCCESS);
+    EXPECT_EQ(a.Disconnect(rb, 3000), SUCCESS);
+  }
+  // threads serving the last links may still be ending: give them a bounded while
+  long long until = MonoMs() + 10000;
+  while (Mappings() - before >= kLinks / 4 && MonoMs() < until) usleep(10000);
+  EXPECT_TRUE(Mappings() - before < kLinks / 4);
+  a.Finalize();
+  b.Finalize();
+}
+
 int main() {
   if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 3;
   TestLayout();
   TestEngines();
   TestClientServer();
+  TestManyLinks();
   return CHECK_DONE();
 }
