@@ -176,7 +176,7 @@ int Server(const std::string &scenario, const std::string &form, int listener, c
       answer = reinterpret_cast<uintptr_t>(late);
     } else if (cmd == kNotifies) {
       std::vector<NotifyDesc> got;
-      long long until = MonoMs() + 5000;
+      long long until = MonoMs() + 20000;
       while (got.empty() && MonoMs() < until) {
         if (engine.GetNotifies(got) != SUCCESS) break;
         if (got.empty()) usleep(2000);
@@ -354,7 +354,7 @@ void ClientAsync(Hixl &c, const AscendString &server, Child &ch, const std::stri
   EXPECT_EQ(c.RegisterMem(Desc(lhost, kSize), MEM_HOST, hh), SUCCESS);
   AsyncConnectStatus st = AsyncConnectStatus::CONNECTING;
   EXPECT_EQ(c.ConnectAsync(server, 3000), SUCCESS);
-  long long until = MonoMs() + 5000;
+  long long until = MonoMs() + 20000;
   while (MonoMs() < until) {
     EXPECT_EQ(c.GetAsyncConnectStatus(server, st), SUCCESS);
     if (st != AsyncConnectStatus::CONNECT_PENDING && st != AsyncConnectStatus::CONNECTING) break;
@@ -385,7 +385,7 @@ void ClientAsync(Hixl &c, const AscendString &server, Child &ch, const std::stri
   EXPECT_EQ(c.SendNotify(server, n, 2000), SUCCESS);
   EXPECT_EQ(Ask(ch, kNotifies), 1);
   EXPECT_EQ(c.DisconnectAsync(server, 1000), SUCCESS);
-  until = MonoMs() + 5000;
+  until = MonoMs() + 20000;
   while (MonoMs() < until) {
     EXPECT_EQ(c.GetAsyncConnectStatus(server, st), SUCCESS);
     if (st == AsyncConnectStatus::NOT_CONNECT) break;

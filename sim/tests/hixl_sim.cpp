@@ -51,7 +51,7 @@ static void TestLayout() {
 // Waits (bounded) until GetAsyncConnectStatus reports something other than PENDING/CONNECTING.
 static AsyncConnectStatus WaitAsync(Hixl &h, const AscendString &remote) {
   AsyncConnectStatus cs = AsyncConnectStatus::CONNECT_PENDING;
-  long long until = MonoMs() + 5000;
+  long long until = MonoMs() + 20000;
   while (MonoMs() < until) {
     if (h.GetAsyncConnectStatus(remote, cs) != SUCCESS) break;
     if (cs != AsyncConnectStatus::CONNECT_PENDING && cs != AsyncConnectStatus::CONNECTING &&
