@@ -19,6 +19,7 @@
 
 #include "acl/acl.h"
 #include "cs/hixl_cs.h"
+#include "free_port.h"
 #include "hixl/hixl.h"
 
 using hixl::Hixl;
@@ -44,19 +45,8 @@ void value(const char *key, long long v) { printf("value %s %lld\n", key, v); }
   exit(3);
 }
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreePort() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (s < 0 || bind(s, reinterpret_cast<struct sockaddr *>(&a), sizeof a) != 0 ||
-      getsockname(s, reinterpret_cast<struct sockaddr *>(&a), &len) != 0)
-    die("FreePort");
-  close(s);
-  return ntohs(a.sin_port);
-}
+// A TCP port on 127.0.0.1 that was free a moment ago (tests/c/free_port.h: never the same twice).
+int FreePort() { return free_port(); }
 
 using Options = std::map<hixl::AscendString, hixl::AscendString>;
 
@@ -541,11 +531,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  // two different ports: the system may hand the port it just released out again
-  int port_a = FreePort(), port_b = FreePort();
-  while (port_b == port_a) port_b = FreePort();
-  g_a = "127.0.0.1:" + std::to_string(port_a);
-  g_b = "127.0.0.1:" + std::to_string(port_b);
+  g_a = "127.0.0.1:" + std::to_string(FreePort());
+  g_b = "127.0.0.1:" + std::to_string(FreePort());
   kA = g_a.c_str();
   kB = g_b.c_str();
   // Without a SoC name (ACLSIM_SOC_NAME="") aclInit fails (500000); nothing else needs it.
