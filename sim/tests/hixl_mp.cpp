@@ -395,14 +395,33 @@ void ClientAsync(Hixl &c, const AscendString &server, Child &ch, const std::stri
   EXPECT_EQ(c.TransferSync(server, READ, Op(lhost, ch.host, 64), 1000), NOT_CONNECTED);
 }
 
-// A correct program, start to end: every registration before the link, READ and WRITE both
-// ways between device and host memory, sync and async, then everything released in order.
+// A correct program, start to end: every registration before the link (device memory from
+// aclrtMalloc and from the VMM calls, host memory from aclrtMallocHost), READ and WRITE both
+// ways, sync and async, then everything released in order.
 // Nothing in it is a mistake, so a validation layer must stay silent.
 void ClientFlow(Hixl &c, const AscendString &server, Child &ch) {
+  // device memory from the VMM calls too: reserved, backed, mapped, registered as MEM_DEVICE
+  const size_t vmm_size = size_t{2} << 20;
+  void *vmm = nullptr;
+  aclrtDrvMemHandle phys = nullptr;
+  aclrtPhysicalMemProp prop{};
+  prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+  prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+  prop.memAttr = ACL_HBM_MEM_HUGE;
+  prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  EXPECT_EQ(aclrtReserveMemAddress(&vmm, vmm_size, 0, nullptr, 1), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMallocPhysical(&phys, vmm_size, &prop, 0), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMapMem(vmm, vmm_size, 0, phys, 0), ACL_SUCCESS);
+  MemHandle hv = nullptr;
+  EXPECT_EQ(c.RegisterMem(Desc(vmm, vmm_size), MEM_DEVICE, hv), SUCCESS);
   Local l = LinkAndWrite(c, server, ch);
   memset(l.host, 0, kSize);
   EXPECT_EQ(c.TransferSync(server, READ, Op(l.host, ch.host, kSize), 3000), SUCCESS);
   EXPECT_TRUE(Filled(l.host, kSize, 7));
+  memset(vmm, 0, kSize);
+  EXPECT_EQ(c.TransferSync(server, READ, Op(vmm, ch.host, kSize), 3000), SUCCESS);
+  EXPECT_TRUE(Filled(vmm, kSize, 7));
   // the same READ again, asynchronously, into device memory
   memset(l.dev, 0, kSize);
   TransferArgs args;
@@ -413,8 +432,12 @@ void ClientFlow(Hixl &c, const AscendString &server, Child &ch) {
   EXPECT_EQ(c.Disconnect(server), SUCCESS);
   EXPECT_EQ(c.DeregisterMem(l.dev_h), SUCCESS);
   EXPECT_EQ(c.DeregisterMem(l.host_h), SUCCESS);
+  EXPECT_EQ(c.DeregisterMem(hv), SUCCESS);
   EXPECT_EQ(aclrtFree(l.dev), ACL_SUCCESS);
   EXPECT_EQ(aclrtFreeHost(l.host), ACL_SUCCESS);
+  EXPECT_EQ(aclrtUnmapMem(vmm), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFreePhysical(phys), ACL_SUCCESS);
+  EXPECT_EQ(aclrtReleaseMemAddress(vmm), ACL_SUCCESS);
 }
 
 // The server stops answering, then dies: bounded failures, no hang, no crash.
