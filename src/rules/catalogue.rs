@@ -585,7 +585,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         default: Action::Error,
         code: Some(503900),
         calls: "Hixl::DeregisterMem",
-        summary: "DeregisterMem while links are up (hixl_cs, fabric_mem: links from peers only are a warning, the instance's own links to peers an error)",
+        summary: "DeregisterMem while the instance's own links to peers are up (links peers made to it are the usual teardown and raise nothing)",
         fix: "Disconnect every remote engine first",
         vendor: "hixl_cs refuses it with 503900 while its own clients (links to peers) exist (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `HixlEngine::DeregisterMem`), fabric_mem while its own channels exist (`src/hixl/engine/fabric_mem_engine.cc`, `FabricMemEngine::DeregisterMem`); comm accepts it (`src/llm_datadist/adxl/channel_msg_handler.cc`) and the peer's later transfers into the region fail",
         engines: &[(Engine::Comm, Action::Warn)],

@@ -599,38 +599,35 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
     }
     match f.live {
         Some(r) => {
-            if let Some(l) = f.links.as_ref().filter(|l| l.any()) {
-                // hixl_cs and fabric_mem refuse it only while their own links to peers (their
+            // Only the instance's own links count. Links peers made to it (in this process or
+            // from others) are the usual, correct teardown: the peer says it is done, the
+            // server deregisters, the peer disconnects later. Every engine accepts that call,
+            // and a warning there would fire on correct programs (the vendor's own samples).
+            if let Some(l) = f.links.as_ref().filter(|l| !l.outgoing.is_empty()) {
+                // hixl_cs and fabric_mem refuse it while their own links to peers (their
                 // clients, channels) exist; comm accepts it.
-                let (why, action) = match f.engine {
-                    Some(Engine::Comm) => (
-                        "the comm engine accepts it, but peers linked before keep the region in their view and their transfers into it fail",
-                        None,
-                    ),
-                    Some(Engine::HixlCs | Engine::FabricMem) if l.outgoing.is_empty() => (
-                        "the engine accepts it while only peers are linked to this instance, but they keep the region in their view and their transfers into it fail",
-                        Some(crate::rules::Action::Warn),
-                    ),
-                    Some(_) => ("the engine refuses it while its own links are up (\"All clients must be disconnected\")", None),
-                    None => ("the engine may refuse it", None),
+                let why = match f.engine {
+                    Some(Engine::Comm) => {
+                        "the comm engine accepts it, but peers linked before keep the region in their view and their transfers into it fail"
+                    }
+                    Some(_) => "the engine refuses it while its own links are up (\"All clients must be disconnected\")",
+                    None => "the engine may refuse it",
                 };
-                let finding = Finding::new(
-                    RuleId::HixlDeregConnected,
-                    "mem_handle",
-                    format!(
-                        "0x{handle:x} ([0x{:x}, 0x{:x}), {}) is deregistered while the instance has {}: {why}",
-                        r.addr,
-                        r.end(),
-                        r.kind.name(),
-                        l.describe()
-                    ),
-                    "Disconnect every remote engine (and have peers disconnect) before DeregisterMem",
-                )
-                .on_engine(f.engine);
-                out.push(match action {
-                    Some(a) => finding.with_action(a),
-                    None => finding,
-                });
+                out.push(
+                    Finding::new(
+                        RuleId::HixlDeregConnected,
+                        "mem_handle",
+                        format!(
+                            "0x{handle:x} ([0x{:x}, 0x{:x}), {}) is deregistered while the instance has {}: {why}",
+                            r.addr,
+                            r.end(),
+                            r.kind.name(),
+                            l.describe()
+                        ),
+                        "Disconnect every remote engine before DeregisterMem",
+                    )
+                    .on_engine(f.engine),
+                );
             }
         }
         None if f.state == InstanceState::Unknown => {}

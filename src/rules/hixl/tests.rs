@@ -522,7 +522,10 @@ fn dereg_rules() {
         links: Some(LinkFacts { outgoing: vec![], incoming: vec!["c".into()], foreign: 0 }),
         ..linked.clone()
     };
-    assert_eq!(check_dereg(RegApi::Hixl, 0x42, &cs_in)[0].action, Some(crate::rules::Action::Warn));
+    assert!(check_dereg(RegApi::Hixl, 0x42, &cs_in).is_empty(), "links peers made to it are the usual teardown");
+    let foreign =
+        DeregFacts { links: Some(LinkFacts { outgoing: vec![], incoming: vec![], foreign: 2 }), ..comm.clone() };
+    assert!(check_dereg(RegApi::Hixl, 0x42, &foreign).is_empty(), "peers in other processes likewise");
     let unknown = f(InstanceState::Initialized, None, Some(LinkFacts::default()));
     let u = check_dereg(RegApi::Hixl, 0x43, &unknown);
     assert_eq!(rules(&u), vec![RuleId::HixlDeregUnknown]);
