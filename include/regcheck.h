@@ -126,6 +126,25 @@ typedef struct {
   regcheck_mode mode;
 } regcheck_environment;
 
+// One frame of the application's stack (the call site of a rejected call is frame 0).
+// Strings are NUL-terminated, possibly truncated; empty when unknown.
+typedef struct {
+  // The function, demangled ("register_buffers"), or "".
+  char function[256];
+  // The source file from the debug information, or "".
+  char file[512];
+  // The line of the call, 0 when unknown.
+  uint32_t line;
+  // The executable or shared library the frame is in.
+  char object[512];
+  // The return address in the frame.
+  size_t address;
+  // `address` relative to the object's load base.
+  size_t offset;
+  // Sanitizer style: "register_buffers (kv_pool.cpp:118)".
+  char text[512];
+} regcheck_call_site;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -216,6 +235,25 @@ size_t regcheck_live_host_registrations(void);
 // The number of live HIXL registrations regcheck tracks: every `hixl::Hixl` instance's and
 // every `HixlCS` server's and client's.
 size_t regcheck_live_hixl_registrations(void);
+
+// Frame `index` (0: the call site) of the application's stack at the calling thread's last
+// rejection: the first frame outside regcheck and the vendor libraries, then its callers
+// (as many as REGCHECK_STACK asks, at least 1). `REGCHECK_STATUS_NOT_FOUND` when the thread
+// has no rejection or the stack has no such frame.
+//
+// # Safety
+// `out` must be NULL or writable.
+regcheck_status regcheck_last_rejection_site(size_t index, regcheck_call_site *out);
+
+// The numeric ID of the rule behind the calling thread's last rejection (0 when none).
+uint32_t regcheck_last_rejection_rule(void);
+
+// The minimal wrong and right calls of the rule whose textual ID is `name`
+// (case-insensitive): static strings, C for ACL rules and C++ for HIXL ones.
+//
+// # Safety
+// `name` must be NULL or a NUL-terminated string; `wrong` and `right` NULL or writable.
+regcheck_status regcheck_rule_example(const char *name, const char **wrong, const char **right);
 
 #ifdef __cplusplus
 }  // extern "C"

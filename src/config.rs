@@ -36,6 +36,37 @@ impl Mode {
     }
 }
 
+/// How log lines are written (`REGCHECK_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// `regcheck: <level>: <message>` lines (the default).
+    Text,
+    /// One JSON object per line (schema in docs/json.md).
+    Json,
+}
+
+impl LogFormat {
+    pub fn parse(s: &str) -> Option<LogFormat> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" | "" => Some(LogFormat::Text),
+            "json" | "jsonl" => Some(LogFormat::Json),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogFormat::Text => "text",
+            LogFormat::Json => "json",
+        }
+    }
+}
+
+/// Frames shown per finding by default (`REGCHECK_STACK`): the application's call site.
+pub const DEFAULT_STACK: usize = 1;
+/// The most frames `REGCHECK_STACK` may ask for.
+pub const MAX_STACK: usize = 64;
+
 /// Where a forced panic is raised (test-only switch `REGCHECK_TEST_PANIC`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestPanic {
@@ -52,6 +83,8 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_RULES", "comma-separated ID=action (error, warn, info, off); a trailing * matches a prefix"),
     ("REGCHECK_LOG", "log filter in env_logger syntax (default: warn)"),
     ("REGCHECK_LOG_FILE", "append log lines to this file instead of stderr"),
+    ("REGCHECK_LOG_FORMAT", "text (default) or json: one JSON object per line (docs/json.md)"),
+    ("REGCHECK_STACK", "frames of the application's stack shown per finding (default 1: the call site; 0: none)"),
     ("REGCHECK_KERNEL_RELEASE", "use this kernel release instead of uname's"),
     ("REGCHECK_PAGEABLE_KERNEL_MAX", "newest kernel that needs page-locked memory (default 5.10)"),
     ("REGCHECK_SOC_NAME", "use this SoC name instead of aclrtGetSocName()"),
@@ -100,6 +133,9 @@ pub struct Config {
     pub rule_overrides: Vec<(RuleId, Action)>,
     pub log_filter: String,
     pub log_file: Option<String>,
+    pub log_format: LogFormat,
+    /// Application frames shown per finding (0: no call site).
+    pub stack: usize,
     pub kernel_release: Option<String>,
     pub pageable_kernel_max: KernelVersion,
     pub soc_name: Option<String>,
@@ -123,6 +159,8 @@ impl Default for Config {
             rule_overrides: Vec::new(),
             log_filter: DEFAULT_LOG_FILTER.into(),
             log_file: None,
+            log_format: LogFormat::Text,
+            stack: DEFAULT_STACK,
             kernel_release: None,
             pageable_kernel_max: KernelVersion { major: 5, minor: 10, patch: u32::MAX },
             soc_name: None,
@@ -239,6 +277,16 @@ impl Config {
                     }
                 }
                 "REGCHECK_LOG_FILE" => c.log_file = nonempty(v),
+                "REGCHECK_LOG_FORMAT" => match LogFormat::parse(v) {
+                    Some(f) => c.log_format = f,
+                    None => warnings.push(format!("REGCHECK_LOG_FORMAT={v:?} is not text or json; using text")),
+                },
+                "REGCHECK_STACK" => match v.trim().parse::<usize>() {
+                    Ok(n) if n <= MAX_STACK => c.stack = n,
+                    _ => warnings.push(format!(
+                        "REGCHECK_STACK={v:?} is not a number of frames from 0 to {MAX_STACK}; using {DEFAULT_STACK}"
+                    )),
+                },
                 "REGCHECK_KERNEL_RELEASE" => match nonempty(v) {
                     Some(r) if KernelVersion::parse(&r).is_some() => c.kernel_release = Some(r),
                     _ => warnings.push(format!("REGCHECK_KERNEL_RELEASE={v:?} is not a kernel release; using uname")),

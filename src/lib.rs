@@ -15,13 +15,15 @@
 //! | [`rules`] | the rule catalogue (data) and the rules (small pure functions) |
 //! | [`state`] | per-process state: registrations and allocations, lazily created runtime |
 //! | [`config`] | `REGCHECK_*` environment variables, parsed once |
-//! | [`report`] | messages, logging, the thread's last rejection |
+//! | [`report`] | messages, logging (text or JSON), the thread's last rejection |
+//! | [`callsite`] | the application's frame that made a reported call |
 //! | [`platform`] | probes: kernel, page size, memory map, driver version, memlock |
 //! | [`vendor`] | finding the real vendor functions |
 //! | [`codes`] | the vendor's error codes |
 //!
 //! The simulator of the vendor libraries lives in `sim/` (C++), outside this crate.
 
+pub mod callsite;
 pub mod codes;
 pub mod config;
 pub mod ffi;

@@ -39,6 +39,7 @@ const ACL_EXPORTS: &[&str] = &[
     "aclrtSetDevice",
     "aclrtResetDevice",
     "aclFinalize",
+    "aclGetRecentErrMsg",
 ];
 
 fn soversion() -> String {

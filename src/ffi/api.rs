@@ -516,3 +516,100 @@ pub extern "C" fn regcheck_live_hixl_registrations() -> usize {
         })
     })
 }
+
+/// One frame of the application's stack (the call site of a rejected call is frame 0).
+/// Strings are NUL-terminated, possibly truncated; empty when unknown.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct regcheck_call_site {
+    /// The function, demangled ("register_buffers"), or "".
+    pub function: [c_char; 256],
+    /// The source file from the debug information, or "".
+    pub file: [c_char; 512],
+    /// The line of the call, 0 when unknown.
+    pub line: u32,
+    /// The executable or shared library the frame is in.
+    pub object: [c_char; 512],
+    /// The return address in the frame.
+    pub address: usize,
+    /// `address` relative to the object's load base.
+    pub offset: usize,
+    /// Sanitizer style: "register_buffers (kv_pool.cpp:118)".
+    pub text: [c_char; 512],
+}
+
+/// Frame `index` (0: the call site) of the application's stack at the calling thread's last
+/// rejection: the first frame outside regcheck and the vendor libraries, then its callers
+/// (as many as REGCHECK_STACK asks, at least 1). `REGCHECK_STATUS_NOT_FOUND` when the thread
+/// has no rejection or the stack has no such frame.
+///
+/// # Safety
+/// `out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn regcheck_last_rejection_site(index: usize, out: *mut regcheck_call_site) -> regcheck_status {
+    boundary("regcheck_last_rejection_site", regcheck_status::InternalError, || {
+        if out.is_null() {
+            return regcheck_status::NullArgument;
+        }
+        let sites = crate::report::last_rejection_sites();
+        let Some(s) = sites.get(index) else { return regcheck_status::NotFound };
+        let mut site = regcheck_call_site {
+            function: [0; 256],
+            file: [0; 512],
+            line: s.line.unwrap_or(0),
+            object: [0; 512],
+            address: s.address,
+            offset: s.offset,
+            text: [0; 512],
+        };
+        copy_str(&mut site.function, s.function.as_deref().unwrap_or(""));
+        copy_str(&mut site.file, s.file.as_deref().unwrap_or(""));
+        copy_str(&mut site.object, s.object.as_deref().unwrap_or(""));
+        copy_str(&mut site.text, &s.text());
+        *out = site;
+        regcheck_status::Ok
+    })
+}
+
+/// The numeric ID of the rule behind the calling thread's last rejection (0 when none).
+#[no_mangle]
+pub extern "C" fn regcheck_last_rejection_rule() -> u32 {
+    boundary("regcheck_last_rejection_rule", 0, || crate::report::last_rejection_rule().map_or(0, |r| r as u32))
+}
+
+/// The minimal wrong and right calls of the rule whose textual ID is `name`
+/// (case-insensitive): static strings, C for ACL rules and C++ for HIXL ones.
+///
+/// # Safety
+/// `name` must be NULL or a NUL-terminated string; `wrong` and `right` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn regcheck_rule_example(
+    name: *const c_char,
+    wrong: *mut *const c_char,
+    right: *mut *const c_char,
+) -> regcheck_status {
+    boundary("regcheck_rule_example", regcheck_status::InternalError, || {
+        if name.is_null() || wrong.is_null() || right.is_null() {
+            return regcheck_status::NullArgument;
+        }
+        let Some(id) = str_arg(name).and_then(RuleId::from_name) else { return regcheck_status::NotFound };
+        let Some((w, r)) = example_strings().get(id.index()) else { return regcheck_status::NotFound };
+        *wrong = w.as_ptr();
+        *right = r.as_ptr();
+        regcheck_status::Ok
+    })
+}
+
+fn example_strings() -> &'static [(CString, CString)] {
+    static STRINGS: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
+    STRINGS.get_or_init(|| {
+        let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
+        RuleId::ALL
+            .iter()
+            .map(|id| match rules::examples::of(*id) {
+                Some(e) => (c(e.wrong), c(e.right)),
+                None => (CString::default(), CString::default()),
+            })
+            .collect()
+    })
+}

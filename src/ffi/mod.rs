@@ -11,6 +11,8 @@
 pub mod acl;
 pub mod api;
 /// cbindgen:ignore
+pub mod errmsg;
+/// cbindgen:ignore
 pub mod hixl;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

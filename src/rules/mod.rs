@@ -9,6 +9,7 @@
 pub mod acl;
 pub mod address;
 mod catalogue;
+pub mod examples;
 pub mod hixl;
 pub mod products;
 

@@ -11,7 +11,6 @@ pub mod registry;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
 
@@ -125,6 +124,30 @@ pub struct HdkFacts {
     pub source: String,
 }
 
+/// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info, else
+/// the vendor's `aclsysGetVersionStr("driver")`.
+pub fn driver_facts(config: &Config) -> HdkFacts {
+    if let Some(t) = &config.hdk_version {
+        HdkFacts { version: HdkVersion::parse(t), text: Some(t.clone()), source: "REGCHECK_HDK_VERSION".into() }
+    } else {
+        match crate::platform::hdk::read_driver_version() {
+            Ok((t, path)) => {
+                HdkFacts { version: HdkVersion::parse(&t), text: Some(t), source: path.display().to_string() }
+            }
+            // No version.info: the vendor knows (a real installation and the
+            // simulator answer the same question).
+            Err(e) => match queries::driver_version() {
+                Ok(t) => HdkFacts {
+                    version: HdkVersion::parse(&t),
+                    text: Some(t),
+                    source: "aclsysGetVersionStr(\"driver\")".into(),
+                },
+                Err(q) => HdkFacts { version: None, text: None, source: format!("{e}; {q}") },
+            },
+        }
+    }
+}
+
 /// Configuration and environment, created on the first intercepted call.
 pub struct Runtime {
     pub config: Config,
@@ -159,10 +182,12 @@ extern "C" fn exit_on_errors() {
     let errors = crate::report::error_count();
     if code != 0 && errors > 0 {
         let _ = std::panic::catch_unwind(|| {
-            let _ = writeln!(
-                std::io::stderr(),
-                "regcheck: {errors} error-level finding(s) in this process: exiting with status {code} (REGCHECK_ERROR_EXITCODE)"
-            );
+            crate::report::write_notice(
+                "error",
+                &format!(
+                    "{errors} error-level finding(s) in this process: exiting with status {code} (REGCHECK_ERROR_EXITCODE)"
+                ),
+            )
         });
         // SAFETY: ends the process with the status asked for; the other exit handlers ran.
         unsafe { libc::_exit(code) };
@@ -171,14 +196,7 @@ extern "C" fn exit_on_errors() {
 
 extern "C" fn print_summary() {
     // An exit handler: nothing may unwind out of it, and a closed stderr is not an error.
-    let _ = std::panic::catch_unwind(|| {
-        let mut err = std::io::stderr();
-        let _ = writeln!(err, "{}", crate::report::summary_text());
-        let live = with(|s| s.host_regs.len());
-        if live > 0 {
-            let _ = writeln!(err, "regcheck: summary: {live} host registration(s) never unregistered");
-        }
-    });
+    let _ = std::panic::catch_unwind(|| crate::report::write_summary(with(|s| s.host_regs.len())));
 }
 
 impl Runtime {
@@ -296,25 +314,7 @@ impl Runtime {
     /// the vendor's `aclsysGetVersionStr("driver")`.
     pub fn hdk(&self) -> &HdkFacts {
         self.hdk.get_or_init(|| {
-            let facts = if let Some(t) = &self.config.hdk_version {
-                HdkFacts { version: HdkVersion::parse(t), text: Some(t.clone()), source: "REGCHECK_HDK_VERSION".into() }
-            } else {
-                match crate::platform::hdk::read_driver_version() {
-                    Ok((t, path)) => {
-                        HdkFacts { version: HdkVersion::parse(&t), text: Some(t), source: path.display().to_string() }
-                    }
-                    // No version.info: the vendor knows (a real installation and the
-                    // simulator answer the same question).
-                    Err(e) => match queries::driver_version() {
-                        Ok(t) => HdkFacts {
-                            version: HdkVersion::parse(&t),
-                            text: Some(t),
-                            source: "aclsysGetVersionStr(\"driver\")".into(),
-                        },
-                        Err(q) => HdkFacts { version: None, text: None, source: format!("{e}; {q}") },
-                    },
-                }
-            };
+            let facts = driver_facts(&self.config);
             log::info!(target: "regcheck", "driver (HDK) version {:?} from {}", facts.text, facts.source);
             facts
         })

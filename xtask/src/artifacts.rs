@@ -15,8 +15,10 @@ pub struct Built {
     pub static_lib: PathBuf,
     /// `<target>/release/libregcheck_audit.so`, when the `regcheck-audit` package exists.
     pub audit: Option<PathBuf>,
-    /// `<target>/release/regcheck-run`, the launcher.
+    /// `<target>/release/regcheck-run`, the launcher (an alias of `regcheck run`).
     pub runner: PathBuf,
+    /// `<target>/release/regcheck`, the command.
+    pub cli: PathBuf,
     /// What `rustc --print native-static-libs` printed for the staticlib, e.g.
     /// `["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]` (empty when not asked
     /// for).
@@ -41,7 +43,7 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
     if has_audit {
         build.args(["-p", "regcheck-audit"]);
     }
-    build.args(["-p", "regcheck-run"]);
+    build.args(["-p", "regcheck-cli"]);
     run_visible(&mut build)?;
 
     let native_static_libs = if with_native_libs { native_static_libs()? } else { Vec::new() };
@@ -56,10 +58,11 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
         static_lib: release.join("libregcheck.a"),
         audit: has_audit.then(|| release.join("libregcheck_audit.so")),
         runner: release.join("regcheck-run"),
+        cli: release.join("regcheck"),
         native_static_libs,
         sim_lib_dir,
     };
-    for file in [&built.shared, &built.static_lib, &built.runner].into_iter().chain(built.audit.as_ref()) {
+    for file in [&built.shared, &built.static_lib, &built.runner, &built.cli].into_iter().chain(built.audit.as_ref()) {
         if !file.is_file() {
             return Err(format!("the build did not produce {}", file.display()));
         }

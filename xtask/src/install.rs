@@ -8,7 +8,8 @@
 //! lib/libregcheck.so -> libregcheck.so.<soversion>
 //! lib/libregcheck.a                        the static library
 //! lib/libregcheck_audit.so                 the LD_AUDIT module (when its package exists)
-//! bin/regcheck-run                         the launcher (sets LD_PRELOAD, LD_AUDIT, REGCHECK_*)
+//! bin/regcheck                             the command: run, doctor, rules, explain
+//! bin/regcheck-run                         the launcher (alias of `regcheck run`)
 //! include/regcheck.h                       the generated header
 //! lib/cmake/regcheck/regcheckConfig.cmake, regcheckConfigVersion.cmake
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
@@ -79,7 +80,8 @@ pub fn install(prefix: &Path) -> Result<()> {
     );
     println!("  pkg-config: PKG_CONFIG_PATH={}", prefix.join("lib/pkgconfig").display());
     println!("  preload:    LD_PRELOAD={}", prefix.join("lib/libregcheck.so").display());
-    println!("  or:         {} [--audit] PROGRAM [ARGS...]", prefix.join("bin/regcheck-run").display());
+    println!("  or:         {} run [--audit] PROGRAM [ARGS...]", prefix.join("bin/regcheck").display());
+    println!("  check:      {} doctor", prefix.join("bin/regcheck").display());
     Ok(())
 }
 
@@ -116,6 +118,7 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         ("lib/libregcheck.a".into(), Item::Copy { from: built.static_lib.clone(), mode: 0o644 }),
         ("include/regcheck.h".into(), Item::Copy { from: root.join("include/regcheck.h"), mode: 0o644 }),
     ];
+    plan.push(("bin/regcheck".into(), Item::Copy { from: built.cli.clone(), mode: 0o755 }));
     plan.push(("bin/regcheck-run".into(), Item::Copy { from: built.runner.clone(), mode: 0o755 }));
     if let Some(audit) = &built.audit {
         plan.push(("lib/libregcheck_audit.so".into(), Item::Copy { from: audit.clone(), mode: 0o755 }));

@@ -246,8 +246,11 @@ pub struct Regcheck {
     /// `regcheck-audit` package does not exist yet).
     pub audit: PathBuf,
     /// `<target>/release/regcheck-run`: the launcher (its expected path, even when the
-    /// `regcheck-run` package does not exist).
+    /// `regcheck-cli` package does not exist).
     pub runner: PathBuf,
+    /// `<target>/release/regcheck`: the command (its expected path, even when the
+    /// `regcheck-cli` package does not exist).
+    pub cli: PathBuf,
 }
 
 /// Runs `cargo build --release -p regcheck -p regcheck-audit` once per process (without
@@ -286,7 +289,7 @@ fn build_regcheck() -> Result<Regcheck, String> {
     let root = workspace_root();
     let mut cmd = Command::new(cargo());
     cmd.current_dir(&root).args(["build", "--release", "-p", "regcheck"]).env("CARGO_TARGET_DIR", target_dir());
-    for extra in ["regcheck-audit", "regcheck-run"] {
+    for extra in ["regcheck-audit", "regcheck-cli"] {
         if workspace_has_package(extra) {
             cmd.args(["-p", extra]);
         }
@@ -299,6 +302,7 @@ fn build_regcheck() -> Result<Regcheck, String> {
         static_lib: lib_dir.join("libregcheck.a"),
         audit: lib_dir.join("libregcheck_audit.so"),
         runner: lib_dir.join("regcheck-run"),
+        cli: lib_dir.join("regcheck"),
         lib_dir,
     })
 }

@@ -1,0 +1,300 @@
+//! The `regcheck` command as users get it: installed with `cargo xtask install` into a
+//! temporary prefix, then run as `<prefix>/bin/regcheck`: `--help` everywhere, `rules`,
+//! `explain`, `doctor` on this machine and with overridden settings, and `run` on a C program
+//! compiled with `-g` whose bad call is made from a named function.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use regcheck::rules::{Action, RuleId, CATALOGUE};
+use serde_json::Value;
+use testkit::{Link, Program};
+
+/// `<target>/cli-tests/prefix`, installed once per test process.
+fn prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        let prefix = testkit::target_dir().join("cli-tests").join("prefix");
+        let _ = std::fs::remove_dir_all(&prefix);
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = Command::new(cargo)
+            .current_dir(testkit::workspace_root())
+            .args(["run", "--quiet", "--package", "xtask", "--", "install", "--prefix"])
+            .arg(&prefix)
+            .output()
+            .expect("cannot run cargo xtask install");
+        assert!(out.status.success(), "cargo xtask install failed:\n{}", text(&out));
+        prefix
+    })
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {}\n--- stdout ---\n{}--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `<prefix>/bin/regcheck args...` with a clean environment (no REGCHECK_*, ACLSIM_*,
+/// LD_PRELOAD or vendor paths) plus `env`.
+fn regcheck(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(prefix().join("bin/regcheck"));
+    cmd.args(args);
+    for (k, _) in std::env::vars_os() {
+        let name = k.to_string_lossy();
+        if name.starts_with("REGCHECK_")
+            || name.starts_with("ACLSIM_")
+            || name.starts_with("ASCEND_")
+            || name == "LD_PRELOAD"
+            || name == "LD_LIBRARY_PATH"
+        {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().expect("cannot run regcheck")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", text(out)))
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in
+        [&["--help"][..], &["run", "--help"], &["doctor", "--help"], &["rules", "--help"], &["explain", "--help"]]
+    {
+        let out = regcheck(args, &[]);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert!(stdout(&out).contains("Usage: regcheck"), "{args:?}: {}", text(&out));
+    }
+    let out = regcheck(&["--version"], &[]);
+    assert_eq!(stdout(&out).trim(), format!("regcheck {}", env!("CARGO_PKG_VERSION")));
+    let out = regcheck(&["frobnicate"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn rules_lists_the_catalogue_with_the_actions_in_force() {
+    let out = regcheck(&["rules", "--json"], &[("REGCHECK_RULES", "ACL-HOSTREG-*=warn,ACL-HOSTREG-ALIGN=off")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let doc = json(&out);
+    assert_eq!(doc["mode"], "enforce");
+    let rules = doc["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), CATALOGUE.len());
+    for (r, info) in rules.iter().zip(CATALOGUE) {
+        assert_eq!(r["name"], info.name);
+        assert_eq!(r["id"], info.id as u32);
+        assert_eq!(r["default"], info.default.as_str());
+        let want = if info.name == "ACL-HOSTREG-ALIGN" {
+            Action::Off
+        } else if info.name.starts_with("ACL-HOSTREG-") {
+            Action::Warn
+        } else {
+            info.default
+        };
+        assert_eq!(r["action"], want.as_str(), "{}", info.name);
+        assert!(r["example"]["wrong"].is_string() && r["example"]["right"].is_string(), "{}", info.name);
+    }
+    // the table, with the change marked
+    let out = regcheck(&["rules", "--rules", "HIXL-REG-COUNT=error"], &[]);
+    let table = stdout(&out);
+    let line = table.lines().find(|l| l.starts_with("HIXL-REG-COUNT ")).unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains("error ") || line.contains("error*"), "{line}");
+    assert!(table.lines().any(|l| l.starts_with("ACL-HOSTREG-SIZE-PAGES") && l.contains(" warn ")), "{table}");
+    // a mistake in the setting is reported, not ignored
+    let out = regcheck(&["rules"], &[("REGCHECK_RULES", "ACL-NOPE=warn")]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("matches no rule ID"), "{}", text(&out));
+}
+
+#[test]
+fn explain_gives_summary_code_fix_source_and_example() {
+    let out = regcheck(&["explain", "acl-hostreg-align"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = stdout(&out);
+    let info = RuleId::AclHostregAlign.info();
+    for want in [
+        info.name,
+        info.summary,
+        info.fix,
+        "100000 ACL_ERROR_INVALID_PARAM",
+        "A1: ",
+        "wrong:",
+        "right:",
+        "posix_memalign",
+    ] {
+        assert!(t.contains(want), "missing {want:?}:\n{t}");
+    }
+    let out = regcheck(&["explain", "--json", "ACL-HOSTREG-NULL"], &[("REGCHECK_RULES", "ACL-HOSTREG-NULL=info")]);
+    let v = json(&out);
+    assert_eq!(v["name"], "ACL-HOSTREG-NULL");
+    assert_eq!(v["action"], "info", "the action in force");
+    assert_eq!(v["default"], RuleId::AclHostregNull.info().default.as_str());
+    assert!(v["example"]["wrong"].as_str().unwrap().contains("NULL"));
+    let out = regcheck(&["explain", "ACL-HOSTREG"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean"), "{}", text(&out));
+}
+
+fn problems(v: &Value) -> Vec<String> {
+    v["problems"].as_array().unwrap().iter().map(|p| p["what"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn doctor_on_this_machine() {
+    let out = regcheck(&["doctor", "--json"], &[]);
+    let v = json(&out);
+    let n = v["problems"].as_array().unwrap().len();
+    assert_eq!(
+        out.status.code(),
+        Some(if n == 0 { 0 } else { 1 }),
+        "exit status says whether there were problems: {}",
+        text(&out)
+    );
+    let uname = Command::new("uname").arg("-r").output().unwrap();
+    assert_eq!(v["kernel"]["release"], String::from_utf8_lossy(&uname.stdout).trim());
+    assert_eq!(v["kernel"]["source"], "uname");
+    assert_eq!(v["kernel"]["pageable_kernel_max"], "5.10");
+    // SAFETY: sysconf has no preconditions.
+    assert_eq!(v["page_size"], unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64);
+    assert!(v["procmap_query"].is_boolean());
+    assert!(v["memlock"]["cap_ipc_lock"].is_boolean());
+    assert_eq!(v["settings"]["mode"], "enforce");
+    // nothing here is a vendor install: the missing ACL library is a problem, with its fix
+    if v["vendor_libraries"].as_array().unwrap().iter().all(|l| l["library"] != "acl") {
+        assert!(problems(&v).iter().any(|p| p.contains("no vendor ACL runtime")), "{}", text(&out));
+    }
+    let out = regcheck(&["doctor"], &[]);
+    let t = stdout(&out);
+    for want in [
+        "kernel",
+        "page size",
+        "PROCMAP_QUERY",
+        "RLIMIT_MEMLOCK",
+        "driver (HDK)",
+        "SoC",
+        "vendor libraries",
+        "settings",
+    ] {
+        assert!(t.contains(want), "{want} missing:\n{t}");
+    }
+}
+
+#[test]
+fn doctor_with_the_simulated_vendor_and_overridden_settings() {
+    let sim = prefix().join("lib/regcheck/sim/libascendcl.so");
+    let sim = sim.to_str().unwrap();
+    // A healthy setup: the vendor library found, asked for the SoC, the driver version given.
+    let out = regcheck(
+        &["doctor", "--json"],
+        &[("REGCHECK_ACL_LIB", sim), ("ACLSIM_SOC_NAME", "Ascend910_9382"), ("REGCHECK_HDK_VERSION", "25.5.0")],
+    );
+    let v = json(&out);
+    assert_eq!(v["soc"]["name"], "Ascend910_9382", "{}", text(&out));
+    assert_eq!(v["soc"]["source"], "aclrtGetSocName()");
+    assert_eq!(v["soc"]["family"], "Atlas A3");
+    assert_eq!(v["soc"]["host_registration"], "supported");
+    assert_eq!(v["driver"]["version"], "25.5.0");
+    assert_eq!(v["driver"]["source"], "REGCHECK_HDK_VERSION");
+    let acl = v["vendor_libraries"].as_array().unwrap().iter().find(|l| l["how"] == "REGCHECK_ACL_LIB").cloned();
+    assert!(acl.is_some_and(|l| l["path"].as_str().unwrap().contains("lib/regcheck/sim/")), "{}", text(&out));
+    assert!(problems(&v).is_empty(), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0));
+
+    // Every override shows, and every mistake is a problem with a fix.
+    let out = regcheck(
+        &["doctor", "--json"],
+        &[
+            ("REGCHECK_ACL_LIB", sim),
+            ("REGCHECK_SOC_NAME", "Ascend310P3"),
+            ("REGCHECK_KERNEL_RELEASE", "5.10.0-60.18.0.50.oe2203.x86_64"),
+            ("REGCHECK_HDK_VERSION", "23.0.rc3"),
+            ("REGCHECK_MOD", "report"),
+            ("REGCHECK_LARGE_BYTES", "lots"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v = json(&out);
+    assert_eq!(v["kernel"]["source"], "REGCHECK_KERNEL_RELEASE");
+    assert_eq!(v["kernel"]["page_locked_required"], true);
+    assert_eq!(v["soc"]["source"], "REGCHECK_SOC_NAME");
+    assert_eq!(v["soc"]["host_registration"], "unsupported");
+    let p = problems(&v);
+    for want in ["did you mean REGCHECK_MODE", "REGCHECK_LARGE_BYTES", "Ascend310P3", "older than 24.1"] {
+        assert!(p.iter().any(|x| x.contains(want)), "no problem about {want}: {p:#?}");
+    }
+    assert!(v["problems"].as_array().unwrap().iter().all(|p| !p["fix"].as_str().unwrap().is_empty()));
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("page-locked")));
+    let vars = v["settings"]["variables"].as_array().unwrap();
+    let large = vars.iter().find(|x| x["name"] == "REGCHECK_LARGE_BYTES").unwrap();
+    assert_eq!(large["set"], "lots");
+    assert_eq!(large["effective"], (64u64 << 30).to_string());
+    // the text form says the same
+    let out = regcheck(&["doctor"], &[("REGCHECK_SOC_NAME", "Ascend310P3")]);
+    let t = stdout(&out);
+    assert!(t.contains("problem(s):") && t.contains("Ascend310P3") && t.contains("fix: "), "{t}");
+}
+
+fn callsite_program() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| Program::c("callsite", &["tests/c/callsite.c"]).link(Link::Bare).libs(&["ascendcl"]).build())
+        .clone()
+}
+
+#[test]
+fn run_names_the_call_site_and_speaks_json() {
+    let exe = callsite_program();
+    let exe = exe.to_str().unwrap();
+    let out = regcheck(&["run", "--stack", "2", "--", exe, "align"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("[ACL-HOSTREG-ALIGN]") && err.contains("    at register_buffers (callsite.c:"), "{err}");
+    assert!(err.contains("    by setup_pool (callsite.c:"), "{err}");
+    assert!(stdout(&out).contains("errmsg regcheck: [ACL-HOSTREG-ALIGN]"), "{}", text(&out));
+
+    let out = regcheck(&["run", "--json", "--summary", "--error-exitcode", "3", exe, "align"], &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    // every line is JSON, the exit notice of --error-exitcode included
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", text(&out))))
+        .collect();
+    assert!(lines
+        .iter()
+        .any(|v| v["type"] == "message" && v["message"].as_str().unwrap().contains("exiting with status 3")));
+    let f = lines.iter().find(|v| v["type"] == "finding").unwrap_or_else(|| panic!("{}", text(&out)));
+    assert_eq!(f["rule"], "ACL-HOSTREG-ALIGN");
+    assert_eq!(f["call_site"]["function"], "register_buffers");
+    assert!(lines.iter().any(|v| v["type"] == "summary" && v["errors"] == 1), "{}", text(&out));
+
+    let out = regcheck(&["run", "--print-env", "--json", "--stack", "4"], &[]);
+    let env = stdout(&out);
+    assert!(env.contains("REGCHECK_LOG_FORMAT=json") && env.contains("REGCHECK_STACK=4"), "{env}");
+    let lib = prefix().join("lib").canonicalize().unwrap();
+    assert!(env.contains(&format!("LD_PRELOAD={}/libregcheck.so", lib.display())), "{env}");
+}
+
+#[test]
+fn regcheck_run_is_an_alias_of_regcheck_run() {
+    let exe = callsite_program();
+    let out = Command::new(prefix().join("bin/regcheck-run"))
+        .env_remove("LD_PRELOAD")
+        .env("LD_LIBRARY_PATH", testkit::sim_lib_dir())
+        .args(["--report", "--"])
+        .arg(&exe)
+        .arg("align")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(stdout(&out).contains("rc register 507899"), "report mode forwards: {}", text(&out));
+    let out = Command::new(prefix().join("bin/regcheck-run")).arg("--frobnicate").arg(&exe).output().unwrap();
+    assert_eq!(out.status.code(), Some(127), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --frobnicate"), "{}", text(&out));
+}
