@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// The simulated kernel on which the vendor library crashes on pageable memory: a consumer run
 /// that exits 0 there had regcheck interposing.
@@ -60,7 +61,9 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Panics (fails the test) when `tool` is not installed.
 fn require(tool: &str) {
-    let ok = Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = testkit::output_within(Command::new(tool).arg("--version"), RUN_TIMEOUT)
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     assert!(
         ok,
         "`{tool}` is not installed, and the packaging tests need it. CI installs it (.ci/run); \
@@ -80,8 +83,19 @@ fn clean(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
+/// How long a build step (cmake, make, ctest, an install) may take before it is killed.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+/// How long a consumer program or a query (nm, pkg-config, cmake -P) may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Runs `cmd`, killing it (and every process it started) after `timeout`.
+fn output_within(cmd: &mut Command, timeout: Duration) -> Output {
+    let shown = format!("{cmd:?}");
+    testkit::output_within(cmd, timeout).unwrap_or_else(|e| panic!("{shown}: {e}"))
+}
+
 fn output(cmd: &mut Command) -> Output {
-    cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+    output_within(cmd, RUN_TIMEOUT)
 }
 
 fn text(out: &Output) -> String {
@@ -94,7 +108,12 @@ fn text(out: &Output) -> String {
 
 /// Runs `cmd`, panicking with its output when it fails; returns stdout.
 fn run_ok(cmd: &mut Command) -> String {
-    let out = output(cmd);
+    build_ok(cmd, RUN_TIMEOUT)
+}
+
+/// [`run_ok`] for a build step, with the longer [`BUILD_TIMEOUT`] (or `timeout`).
+fn build_ok(cmd: &mut Command, timeout: Duration) -> String {
+    let out = output_within(cmd, timeout);
     assert!(out.status.success(), "{cmd:?} failed ({}):\n{}", out.status, text(&out));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -108,7 +127,7 @@ fn xtask(args: &[&str]) -> Command {
 }
 
 fn install_into(prefix: &Path) {
-    run_ok(&mut xtask(&["install", "--prefix", &prefix.to_string_lossy()]));
+    build_ok(&mut xtask(&["install", "--prefix", &prefix.to_string_lossy()]), BUILD_TIMEOUT);
 }
 
 /// The prefix every read-only test shares (installed once per test process).
@@ -177,9 +196,8 @@ fn installs_the_documented_tree_and_its_manifest() {
     let link = |name: &str| fs::read_link(prefix.join("lib").join(name)).map(|t| t.to_string_lossy().into_owned());
     assert_eq!(link(&format!("libregcheck.so.{so}")).unwrap(), format!("libregcheck.so.{VERSION}"));
     assert_eq!(link("libregcheck.so").unwrap(), format!("libregcheck.so.{so}"));
-    if testkit::workspace_root().join("audit/Cargo.toml").is_file() {
-        assert!(prefix.join("lib/libregcheck_audit.so").is_file(), "the LD_AUDIT module is not installed");
-    }
+    assert!(prefix.join("lib/libregcheck_audit.so").is_file(), "the LD_AUDIT module is not installed");
+    assert!(prefix.join("bin/regcheck-run").is_file(), "the launcher is not installed");
     // the launcher finds the installed library beside it
     let out = run_ok(Command::new(prefix.join("bin/regcheck-run")).args(["--audit", "--print-env"]));
     let lib = prefix.join("lib").canonicalize().unwrap();
@@ -316,39 +334,45 @@ fn every_exported_regcheck_function_is_declared_in_the_header_and_vice_versa() {
 /// `cmake -S examples-c -B build` against `prefix`, then the build (of `targets`, or all).
 fn build_consumer(prefix: &Path, build: &Path, targets: &[&str]) {
     require("cmake");
-    run_ok(
+    build_ok(
         clean(&mut Command::new("cmake"))
             .arg("-S")
             .arg(testkit::workspace_root().join("examples-c"))
             .arg("-B")
             .arg(build)
             .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())),
+        BUILD_TIMEOUT,
     );
     let mut cmd = Command::new("cmake");
     cmd.arg("--build").arg(build).args(["--parallel", "2"]);
     for t in targets {
         cmd.args(["--target", t]);
     }
-    run_ok(&mut cmd);
+    build_ok(&mut cmd, BUILD_TIMEOUT);
 }
 
 #[test]
 fn cmake_consumer_builds_the_demos_and_passes_ctest() {
     let build = scratch("cmake-consumer");
     build_consumer(prefix(), &build, &[]);
-    let out = run_ok(clean(&mut Command::new("ctest")).current_dir(&build).args(["--output-on-failure", "-j2"]));
-    // C shared, static, preloaded, bare; link order; C++ when the HIXL demo exists
-    let mut expected = vec![
+    // ctest's own per-test timeout, and ours for the whole run
+    let out = build_ok(
+        clean(&mut Command::new("ctest")).current_dir(&build).args(["--output-on-failure", "-j2", "--timeout", "120"]),
+        BUILD_TIMEOUT,
+    );
+    // C shared, static, preloaded, bare; link order; C++
+    let expected = [
         "acl_demo_shared",
         "acl_demo_static",
         "acl_demo_preload",
         "acl_demo_bare",
         "acl_demo_bare_old_kernel_crashes",
         "acl_demo_wrong_order_is_not_checked",
+        "hixl_demo_shared",
+        "hixl_demo_static",
+        "hixl_demo_preload",
+        "hixl_demo_mistakes_static",
     ];
-    if testkit::workspace_root().join("examples-c/hixl_demo.cpp").is_file() {
-        expected.extend(["hixl_demo_shared", "hixl_demo_static", "hixl_demo_preload", "hixl_demo_mistakes_static"]);
-    }
     for name in expected {
         assert!(out.contains(&format!(" {name} ")), "ctest did not run {name}:\n{out}");
     }
@@ -372,7 +396,7 @@ fn assert_checked_run(exe: &Path) {
 fn build_pkg_config_consumer(prefix: &Path, out_dir: &Path) {
     require("pkg-config");
     require("make");
-    run_ok(
+    build_ok(
         clean(&mut Command::new("make"))
             .arg("-C")
             .arg(testkit::workspace_root().join("examples-c/pkgconfig"))
@@ -381,6 +405,7 @@ fn build_pkg_config_consumer(prefix: &Path, out_dir: &Path) {
             .env_remove("PKG_CONFIG_LIBDIR")
             .env_remove("CFLAGS")
             .env_remove("LDFLAGS"),
+        BUILD_TIMEOUT,
     );
 }
 
@@ -649,7 +674,7 @@ fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
 
     // uninstall (from the moved tree's manifest) leaves only what was not ours
     fs::write(moved.join("lib/not-regcheck.txt"), "keep me").unwrap();
-    run_ok(&mut xtask(&["uninstall", "--prefix", &moved.to_string_lossy()]));
+    build_ok(&mut xtask(&["uninstall", "--prefix", &moved.to_string_lossy()]), BUILD_TIMEOUT);
     let left = tree(&moved);
     assert_eq!(left, BTreeSet::from(["lib/not-regcheck.txt".to_string()]), "left after uninstall");
     for gone in ["lib/cmake/regcheck", "lib/regcheck", "include/regcheck", "share/regcheck"] {

@@ -22,7 +22,7 @@ pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, Regch
 pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};
-pub use run::{Outcome, Run};
+pub use run::{output_within, Outcome, Run, RunError};
 
 /// The library names of the simulator, for [`Program::libs`].
 pub mod libs {

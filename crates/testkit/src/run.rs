@@ -2,9 +2,10 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,9 @@ const CLEARED_PREFIXES: &[&str] = &["REGCHECK_", "ACLSIM_"];
 ///
 /// The child gets `ACLSIM_TRACE=1` (unless set explicitly), does not inherit any
 /// `REGCHECK_*` or `ACLSIM_*` variable nor `LD_PRELOAD` (unless set explicitly), and is
-/// killed after the timeout (default 60 s), which panics with the output so far.
+/// killed with every process it started (its process group) after the timeout (default 60 s),
+/// which panics with the output so far. A program that ends while a process it started still
+/// holds stdout or stderr open past the timeout fails the same way.
 #[derive(Clone, Debug)]
 pub struct Run {
     exe: PathBuf,
@@ -91,7 +94,7 @@ impl Run {
     /// When the program cannot be started or does not finish within the timeout.
     pub fn run(&self) -> Outcome {
         let mut cmd = Command::new(&self.exe);
-        cmd.args(&self.args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.args(&self.args);
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
@@ -113,50 +116,171 @@ impl Run {
             };
         }
         let shown = format!("{cmd:?}");
-        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", self.exe.display()));
-        let out_reader = reader(&mut child, true);
-        let err_reader = reader(&mut child, false);
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if start.elapsed() >= self.timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(5)),
-                Err(e) => panic!("waiting for {} failed: {e}", self.exe.display()),
-            }
-        };
-        let stdout = out_reader.join().unwrap_or_default();
-        let stderr = err_reader.join().unwrap_or_default();
-        match status {
-            Some(status) => Outcome {
-                status,
+        match output_within(&mut cmd, self.timeout) {
+            Ok(out) => Outcome {
+                status: out.status,
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            },
+            Err(e) => panic!("{}: {e}\ncommand: {shown}", self.exe.display()),
+        }
+    }
+}
+
+/// Why [`output_within`] gave up on a command.
+#[derive(Debug)]
+pub enum RunError {
+    /// The command could not be started.
+    Start(std::io::Error),
+    /// Waiting for it failed (it was killed with its process group).
+    Wait(std::io::Error),
+    /// It did not finish in time (or a process it started still held its output open): its
+    /// whole process group was killed. The output read until then.
+    TimedOut {
+        /// The timeout.
+        timeout: Duration,
+        /// How the command itself ended, if it had (a descendant kept the pipes open).
+        status: Option<ExitStatus>,
+        /// stdout read so far.
+        stdout: String,
+        /// stderr read so far.
+        stderr: String,
+    },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Start(e) => write!(f, "cannot start: {e}"),
+            RunError::Wait(e) => write!(f, "waiting for it failed: {e}"),
+            RunError::TimedOut {
+                timeout,
+                status: None,
                 stdout,
                 stderr,
-            },
-            None => panic!(
-                "{} did not finish within {:?} and was killed\ncommand: {shown}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-                self.exe.display(),
-                self.timeout
+            } => write!(
+                f,
+                "did not finish within {timeout:?}; its process group was killed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+            ),
+            RunError::TimedOut {
+                timeout,
+                status: Some(status),
+                stdout,
+                stderr,
+            } => write!(
+                f,
+                "ended ({status}) but a process it started still held its output open after {timeout:?}; \
+                 its process group was killed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
             ),
         }
     }
 }
 
-fn reader(child: &mut Child, stdout: bool) -> thread::JoinHandle<String> {
+/// How long the output is still read after the whole process group was killed: a process that
+/// left the group (`setsid`) may keep the pipes open forever.
+const DRAIN_AFTER_KILL: Duration = Duration::from_secs(2);
+
+/// Runs `cmd` (stdin from `/dev/null`, stdout and stderr captured) in a process group of its own
+/// and returns its output, waiting at most `timeout` in all: for the command, and for every
+/// process it started to close stdout and stderr. Past the timeout the whole process group is
+/// killed (`SIGKILL`), the output is read for at most two more seconds, and the result is
+/// [`RunError::TimedOut`]. Never waits longer than `timeout` plus those two seconds.
+pub fn output_within(cmd: &mut Command, timeout: Duration) -> Result<Output, RunError> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let mut child = cmd.spawn().map_err(RunError::Start)?;
+    let pgid = child.id() as libc::pid_t;
+    let (tx, rx) = mpsc::channel();
+    let out = reader(&mut child, true, tx.clone());
+    let err = reader(&mut child, false, tx);
+    let deadline = Instant::now() + timeout;
+    let kill_group = || {
+        // SAFETY: kill(2) with a negative pid signals the process group the child leads; the
+        // group exists until its last member is reaped, so the id cannot name another group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    };
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(5)),
+            Err(e) => {
+                kill_group();
+                let _ = child.wait();
+                return Err(RunError::Wait(e));
+            }
+        }
+    };
+    // Both readers report when their pipe closes; descendants may hold them open.
+    let mut open = 2;
+    let mut limit = deadline;
+    let mut killed = status.is_none();
+    while open > 0 {
+        let now = Instant::now();
+        if now >= limit {
+            if killed {
+                break;
+            }
+            kill_group();
+            killed = true;
+            limit = now + DRAIN_AFTER_KILL;
+            continue;
+        }
+        match rx.recv_timeout(limit - now) {
+            Ok(()) => open -= 1,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let stdout = out.take();
+    let stderr = err.take();
+    match status {
+        Some(status) if !killed => Ok(Output { status, stdout, stderr }),
+        status => Err(RunError::TimedOut {
+            timeout,
+            status,
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }),
+    }
+}
+
+/// The bytes a reader thread has collected so far.
+struct Collected(Arc<Mutex<Vec<u8>>>);
+
+impl Collected {
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Reads one of the child's pipes on a thread until it closes, then sends `()` on `done`.
+/// The thread is detached: when a process outside the group holds the pipe, it is left behind
+/// and the caller takes what was read so far.
+fn reader(child: &mut Child, stdout: bool, done: mpsc::Sender<()>) -> Collected {
     let mut pipe: Box<dyn Read + Send> = if stdout {
         Box::new(child.stdout.take().expect("piped stdout"))
     } else {
         Box::new(child.stderr.take().expect("piped stderr"))
     };
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&buf);
     thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = pipe.read_to_end(&mut buf);
-        String::from_utf8_lossy(&buf).into_owned()
-    })
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = done.send(());
+    });
+    Collected(buf)
 }
 
 /// What a finished program did.
@@ -258,5 +382,94 @@ impl Outcome {
     /// stdout and stderr, labelled, for panic messages.
     pub fn dump(&self) -> String {
         format!("--- stdout ---\n{}\n--- stderr ---\n{}", self.stdout, self.stderr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` on a thread and fails unless it returns within `bound`: a test of a timeout
+    /// must not hang when the timeout is broken.
+    fn within<T: Send + 'static>(bound: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+        });
+        match rx.recv_timeout(bound) {
+            Ok(Ok(v)) => v,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("still running after {bound:?}: the timeout does not bound the run"),
+        }
+    }
+
+    fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+        p.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    }
+
+    /// True when no process has this id any more (it may take a moment to be reaped).
+    fn gone(pid: libc::pid_t) -> bool {
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until {
+            // SAFETY: signal 0 only checks that the process exists.
+            if unsafe { libc::kill(pid, 0) } != 0 {
+                return true;
+            }
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')) {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    #[test]
+    fn timeout_kills_the_program_and_what_it_started() {
+        // the shell waits on a child that holds stdout: killing the shell alone would leave
+        // the reader waiting on the child forever
+        let text = within(Duration::from_secs(30), || {
+            let run =
+                Run::new("/bin/sh").args(["-c", "sleep 600 & echo child=$!; wait"]).timeout(Duration::from_secs(1));
+            panic_text(std::panic::catch_unwind(|| run.run()).expect_err("a program that never ends passed"))
+        });
+        assert!(text.contains("did not finish within 1s"), "{text}");
+        let pid: libc::pid_t = text
+            .split("child=")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no child pid in the output so far: {text}"));
+        assert!(gone(pid), "the program's child {pid} is still running after the timeout");
+    }
+
+    #[test]
+    fn a_process_left_holding_the_output_fails_the_run_in_bounded_time() {
+        // the shell exits at once; its background child keeps stdout open
+        let err = within(Duration::from_secs(30), || {
+            let mut cmd = Command::new("/bin/sh");
+            cmd.args(["-c", "sleep 600 & echo started"]);
+            output_within(&mut cmd, Duration::from_secs(1))
+        });
+        match err {
+            Err(RunError::TimedOut { status: Some(status), stdout, .. }) => {
+                assert!(status.success(), "{status}");
+                assert_eq!(stdout, "started\n");
+            }
+            other => panic!("expected a time-out after the shell ended, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_quick_program_returns_its_output_and_status() {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let out = output_within(&mut cmd, Duration::from_secs(30)).expect("finished");
+        assert_eq!(out.status.code(), Some(3));
+        assert_eq!(out.stdout, b"out\n");
+        assert_eq!(out.stderr, b"err\n");
     }
 }
