@@ -101,6 +101,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_ERROR_EXITCODE", "exit with this status at exit when any error-level finding occurred (for CI)"),
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
+    ("REGCHECK_TEST_ALLOW_SKIP", "test suite only: tests allowed to skip when the machine lacks what they need"),
 ];
 
 /// The only variables honoured in a secure-execution process (set-user-ID, set-group-ID, file
@@ -334,7 +335,7 @@ impl Config {
                         }
                     }
                 }
-                "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" => {}
+                "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" => {}
                 other => {
                     let hint = VARIABLES
                         .iter()

@@ -432,11 +432,31 @@ mod tests {
     }
 
     #[test]
-    fn real_machine_does_not_panic() {
-        // No driver on a build machine: just exercise the real paths.
-        match read_driver_version() {
-            Ok((v, path)) => assert!(!v.is_empty() && path.ends_with("version.info")),
-            Err(e) => assert!(e.to_string().contains(DEFAULT_DRIVER_ROOT), "{e}"),
+    fn real_machine_reads_the_documented_paths() {
+        // What the real files say, found independently of the reader.
+        let default = Path::new(DEFAULT_DRIVER_ROOT).join("version.info");
+        let from_install_info = std::fs::read_to_string(INSTALL_INFO_PATH)
+            .ok()
+            .and_then(|t| parse_install_path(&t))
+            .map(|d| d.join("driver").join("version.info"));
+        let present: Vec<PathBuf> = from_install_info
+            .into_iter()
+            .chain([default.clone()])
+            .filter(|p| std::fs::read_to_string(p).ok().and_then(|t| parse_version_info(&t)).is_some())
+            .collect();
+        match (read_driver_version(), present.first()) {
+            (Ok((version, path)), Some(first)) => {
+                assert_eq!(&path, first);
+                assert_eq!(Some(version), parse_version_info(&std::fs::read_to_string(first).unwrap()));
+            }
+            (Err(e), None) => {
+                // the error names every path tried, and why
+                let e = e.to_string();
+                assert!(e.starts_with("driver version not found; tried: "), "{e}");
+                assert!(e.contains(INSTALL_INFO_PATH), "{e}");
+                assert!(e.contains(&default.display().to_string()), "{e}");
+            }
+            (got, expected) => panic!("read_driver_version() gave {got:?}, the files say {expected:?}"),
         }
     }
 }

@@ -1048,8 +1048,11 @@ VmFlags: rd wr mr mw me gd ac
         let map = Map::anon(4 * pg, libc::PROT_READ | libc::PROT_WRITE);
         // SAFETY: locking pages of our own mapping.
         if unsafe { libc::mlock((map.ptr + pg) as *const libc::c_void, pg) } != 0 {
-            eprintln!("mlock failed ({}); skipping", io::Error::last_os_error());
-            return;
+            let why = format!(
+                "mlock of one page failed ({}): raise RLIMIT_MEMLOCK (ulimit -l) or run with CAP_IPC_LOCK",
+                io::Error::last_os_error()
+            );
+            return crate::platform::unavailable("mlocked_region", &why);
         }
         let (plain, smaps) = query_all(map.ptr + pg, map.ptr + 2 * pg);
         assert_eq!(plain.mappings.len(), 1);
@@ -1107,7 +1110,7 @@ VmFlags: rd wr mr mw me gd ac
     }
 
     #[test]
-    fn hugetlb_region_when_available() {
+    fn hugetlb_region() {
         let _g = serial();
         let len = 2 << 20;
         // SAFETY: a fresh mapping; may fail when no huge pages are reserved.
@@ -1122,8 +1125,11 @@ VmFlags: rd wr mr mw me gd ac
             )
         };
         if p == libc::MAP_FAILED {
-            eprintln!("no huge pages; skipping");
-            return;
+            let why = format!(
+                "mmap(MAP_HUGETLB) of 2 MiB failed ({}): reserve huge pages as root, e.g. sysctl -w vm.nr_hugepages=4",
+                io::Error::last_os_error()
+            );
+            return crate::platform::unavailable("hugetlb_region", &why);
         }
         let map = Map { ptr: p as usize, len };
         let (v, _) = query_all(map.ptr, map.ptr + len);
@@ -1166,13 +1172,25 @@ VmFlags: rd wr mr mw me gd ac
 
     #[test]
     fn refines_files_by_filesystem() {
-        let shm = Path::new("/dev/shm");
-        if statfs_magic(shm) != Some(TMPFS_MAGIC) {
-            eprintln!("/dev/shm is not tmpfs; skipping");
-            return;
-        }
-        let path = shm.join(format!("regcheck-refine-{}", std::process::id()));
-        std::fs::write(&path, b"x").unwrap();
+        // /dev/shm, or any other tmpfs this process may write to
+        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+        let candidates = std::iter::once("/dev/shm".to_string()).chain(
+            mounts
+                .lines()
+                .filter(|l| l.split(' ').nth(2) == Some("tmpfs"))
+                .filter_map(|l| l.split(' ').nth(1))
+                .map(str::to_string),
+        );
+        let file = format!("regcheck-refine-{}", std::process::id());
+        let Some(path) = candidates
+            .map(|dir| Path::new(&dir).join(&file))
+            .find(|p| statfs_magic(p.parent().unwrap()) == Some(TMPFS_MAGIC) && std::fs::write(p, b"x").is_ok())
+        else {
+            return crate::platform::unavailable(
+                "refines_files_by_filesystem",
+                "no writable tmpfs (/dev/shm or another tmpfs mount)",
+            );
+        };
         let name = path.to_string_lossy().into_owned();
         let live = Live { base_page: Some(4096), stack: Some((0x9000, 0xa000)), statfs: true };
         let file = |name: &str| Mapping {
@@ -1199,6 +1217,15 @@ VmFlags: rd wr mr mw me gd ac
         let mut x = file(&deleted);
         live.finish(&mut x, &anon_dev(Some(2 << 20)));
         assert_eq!(x.backing, Backing::HugeTlb(deleted.clone()));
+        // Pure parsing never touches the filesystem.
+        let mut x = file(&deleted);
+        Live::pure().finish(&mut x, &anon_dev(Some(2 << 20)));
+        assert_eq!(x.backing, Backing::File(deleted));
+    }
+
+    #[test]
+    fn marks_only_the_part_inside_the_thread_stack() {
+        let live = Live { base_page: Some(4096), stack: Some((0x9000, 0xa000)), statfs: true };
         // Only the part of a mapping inside the thread's stack is the stack.
         let anon = |start, end| Mapping { start, end, backing: Backing::Anonymous, ..m(start, end) };
         let parts = mark_stack(vec![anon(0x8000, 0xb000)], live.stack);
@@ -1214,10 +1241,6 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(mark_stack(vec![anon(0x1000, 0x2000)], live.stack)[0].backing, Backing::Anonymous);
         assert_eq!(mark_stack(vec![anon(0x9000, 0xa000)], live.stack)[0].backing, Backing::Stack);
         assert_eq!(mark_stack(vec![anon(0x8000, 0xb000)], None).len(), 1);
-        // Pure parsing never touches the filesystem.
-        let mut x = file(&deleted);
-        Live::pure().finish(&mut x, &anon_dev(Some(2 << 20)));
-        assert_eq!(x.backing, Backing::File(deleted));
     }
 
     #[test]
