@@ -1,9 +1,16 @@
 //! The simulator's behaviour, proved by C and C++ programs (sim/tests/) run bare against it.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use testkit::{sim_include_dir, sim_lib_dir, Link, Outcome, Program, Run};
+use testkit::{output_within, sim_include_dir, sim_lib_dir, Link, Outcome, Program, Run};
+
+/// Runs a tool (compiler, nm, readelf) with a bound.
+fn tool(cmd: &mut Command) -> Output {
+    let shown = format!("{cmd:?}");
+    output_within(cmd, Duration::from_secs(300)).unwrap_or_else(|e| panic!("{shown}: {e}"))
+}
 
 const OLD_KERNEL: &str = "5.10.0-60.18.0.50.oe2203.aarch64";
 
@@ -47,13 +54,30 @@ fn trace_only_with_aclsim_trace_1() {
     checked(&out);
     assert!(!out.stderr.contains("[aclsim]"), "{}", out.dump());
     let out = Run::new(&exe).env("ACLSIM_TRACE", "0").run();
+    checked(&out);
     assert!(!out.stderr.contains("[aclsim]"), "{}", out.dump());
 }
 
 #[test]
 fn inherited_aclsim_variables_are_cleared() {
-    // Set in this (test) process: Run must not pass it on, so every other test is unaffected.
-    std::env::set_var("ACLSIM_SOC_NAME", "Ascend310P3");
+    // Run must not pass on an ACLSIM_* variable of the test process. Rather than setting one
+    // here (set_var races with the other test threads), this test runs itself again, alone, in
+    // a test process that has one.
+    const INHERITED: &str = "Ascend310P3";
+    if std::env::var("ACLSIM_SOC_NAME").as_deref() != Ok(INHERITED) {
+        let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+        cmd.args(["--exact", "inherited_aclsim_variables_are_cleared", "--test-threads=1"])
+            .env("ACLSIM_SOC_NAME", INHERITED);
+        let out = output_within(&mut cmd, Duration::from_secs(300)).expect("the test binary ran");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "with ACLSIM_SOC_NAME={INHERITED} inherited ({}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
     let exe = acl_modes();
     Run::new(&exe).arg("socname").run().assert_success().assert_stdout_contains("soc=Ascend910B1");
     Run::new(&exe)
@@ -92,9 +116,14 @@ fn product_support_by_soc_name() {
 fn soc_name_from_environment() {
     let exe = acl_modes();
     Run::new(&exe).arg("socname").run().assert_success().assert_stdout_contains("soc=Ascend910B1");
-    Run::new(&exe).arg("socname").env("ACLSIM_SOC_NAME", "Ascend310P3").run().assert_stdout_contains("soc=Ascend310P3");
+    Run::new(&exe)
+        .arg("socname")
+        .env("ACLSIM_SOC_NAME", "Ascend310P3")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("soc=Ascend310P3");
     let out = Run::new(&exe).arg("socname").env("ACLSIM_SOC_NAME", "").run();
-    out.assert_stdout_contains("soc=NULL");
+    out.assert_success().assert_stdout_contains("soc=NULL");
     assert_eq!(out.sim_results("aclrtGetSocName"), vec!["NULL".to_string()]);
 }
 
@@ -112,8 +141,14 @@ fn versions_from_environment() {
         .env("ACLSIM_CANN_VERSION", "8.0.RC3")
         .env("ACLSIM_DRIVER_VERSION", "25.5.0")
         .run()
+        .assert_success()
         .assert_stdout_contains("driver=25.5.0 250500000 rc=0,0");
-    Run::new(&exe).arg("version").env("ACLSIM_CANN_VERSION", "").run().assert_stdout_contains("rc=100003,");
+    Run::new(&exe)
+        .arg("version")
+        .env("ACLSIM_CANN_VERSION", "")
+        .run()
+        .assert_success()
+        .assert_stdout_contains("rc=100003,");
 }
 
 #[test]
@@ -236,10 +271,38 @@ fn hixl_two_engines_and_client_server() {
     assert!(out.sim_calls("Hixl::Finalize") >= 5, "{}", out.dump());
 }
 
+/// The `DT_NEEDED` entries of an executable or library, in order.
+fn needed(elf: &Path) -> Vec<String> {
+    let out = tool(Command::new("readelf").arg("-d").arg(elf));
+    assert!(out.status.success(), "readelf -d {}: {}", elf.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| l.split_once('[').and_then(|(_, r)| r.split_once(']')).map(|(n, _)| n.to_string()))
+        .collect()
+}
+
 #[test]
 fn hixl_programs_link_with_link_bare_explicitly() {
     let p = Program::cxx("hixl_sim", &["sim/tests/hixl_sim.cpp"]).link(Link::Bare).libs(&["cann_hixl", "ascendcl"]);
     assert!(p.output_path().ends_with("testkit/bare/hixl_sim"));
+    let exe = p.build();
+    let libs = needed(&exe);
+    let pos = |name: &str| libs.iter().position(|l| l == name);
+    assert!(pos("libregcheck.so").is_none() && !libs.iter().any(|l| l.starts_with("libregcheck")), "{libs:?}");
+    assert!(pos("libcann_hixl.so") < pos("libascendcl.so") && pos("libcann_hixl.so").is_some(), "{libs:?}");
+    // and it runs against the simulator alone
+    checked(&Run::new(&exe).run());
+
+    // linked with regcheck, the same program needs libregcheck ahead of the vendor libraries
+    let shared = Program::cxx("hixl_sim", &["sim/tests/hixl_sim.cpp"])
+        .link(Link::RegcheckShared)
+        .libs(&["cann_hixl", "ascendcl"])
+        .build();
+    assert!(shared.ends_with("testkit/shared/hixl_sim"));
+    let libs = needed(&shared);
+    let first = libs.iter().position(|l| l.starts_with("libregcheck.so"));
+    assert!(first.is_some() && first < libs.iter().position(|l| l == "libcann_hixl.so"), "{libs:?}");
 }
 
 #[test]
@@ -251,12 +314,9 @@ fn headers_compile_as_c99_and_cxx() {
         if compiler == "c++" {
             cmd.args(["-x", "c++"]);
         }
-        let out = cmd
-            .args([lang, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-I"])
-            .arg(&inc)
-            .arg(&src)
-            .output()
-            .expect("run the compiler");
+        let out = tool(
+            cmd.args([lang, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-I"]).arg(&inc).arg(&src),
+        );
         assert!(out.status.success(), "{compiler} {lang}: {}", String::from_utf8_lossy(&out.stderr));
     }
     // the C++ headers
@@ -267,17 +327,17 @@ fn headers_compile_as_c99_and_cxx() {
         "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\nint main() { return sizeof(hixl::Hixl) == 8 ? 0 : 1; }\n",
     )
     .unwrap();
-    let out = Command::new("c++")
-        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
-        .arg(&inc)
-        .arg(&cxx_src)
-        .output()
-        .expect("run the compiler");
+    let out = tool(
+        Command::new("c++")
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+            .arg(&inc)
+            .arg(&cxx_src),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn dynamic_symbols(lib: &str) -> String {
-    let out = Command::new("nm").args(["-D", "--defined-only"]).arg(sim_lib_dir().join(lib)).output().expect("run nm");
+    let out = tool(Command::new("nm").args(["-D", "--defined-only"]).arg(sim_lib_dir().join(lib)));
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -390,7 +450,7 @@ fn libraries_have_the_vendor_sonames_and_runpath() {
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
     ] {
-        let out = Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)).output().expect("run readelf");
+        let out = tool(Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)));
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(&format!("Library soname: [{lib}]")), "{lib}: {text}");
         if let Some(n) = needed {
@@ -416,7 +476,7 @@ fn builds_are_parallel_safe() {
         assert_eq!(dir, &results[0].0);
         assert!(exe.exists());
     }
-    Run::new(&results[0].1).arg("count").run().assert_stdout_contains("count=3\n");
+    Run::new(&results[0].1).arg("count").run().assert_success().assert_stdout_contains("count=3\n");
 }
 
 #[test]
