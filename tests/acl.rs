@@ -105,8 +105,12 @@ fn good_calls_are_forwarded_unchanged_and_silent() {
     }
     // Bare, the program behaves the same (the regcheck API is simply absent).
     let o = bare("good", &[]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
     assert_eq!(value(&o, "live"), Some(-1));
-    assert!(codes(&o).iter().all(|(_, c)| *c == 0));
+    let c = codes(&o);
+    assert_eq!(c.len(), 5, "{}", o.dump());
+    assert!(c.iter().all(|(_, code)| *code == 0), "{c:?}\n{}", o.dump());
+    assert_eq!(value(&o, "devptr_differs"), Some(1));
 }
 
 #[test]

@@ -357,6 +357,9 @@ fn hixl_cs_functions_looked_up_with_dlsym_are_checked() {
     assert_eq!(o.sim_calls("HixlCSClientRegMem"), 0, "{}", o.dump());
     // Without LD_AUDIT the call goes straight to the vendor, unchecked.
     let o = run(&exe, &[], Mode::PreloadOnly, &[]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    assert!(o.stdout.contains("lib=") && o.stdout.contains("libcann_hixl.so"), "the vendor's: {}", o.dump());
+    assert!(o.stdout.contains("null_addr="), "the call returned: {}", o.dump());
     assert_eq!(o.sim_calls("HixlCSClientRegMem"), 1, "{}", o.dump());
     assert!(!o.stderr.contains("[HIXL-REG-NULL-ADDR]"), "{}", o.dump());
 }

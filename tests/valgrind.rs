@@ -35,7 +35,16 @@ fn memcheck(link: Link, scenario: &str) {
         .timeout(std::time::Duration::from_secs(240))
         .run();
     assert_eq!(o.code(), Some(0), "memcheck found errors in scenario {scenario} ({link:?}):\n{}", o.dump());
-    assert!(!o.stdout.trim().is_empty(), "the scenario ran: {}", o.dump());
+    // the scenario ran through regcheck to the vendor: calls reached the simulator, none came
+    // back "not supported" (200001, what regcheck returns when it cannot find the vendor)
+    assert!(!o.stdout.trim().is_empty(), "the scenario printed no result: {}", o.dump());
+    assert!(!o.stdout.contains("200001"), "the vendor was not reached in {scenario}: {}", o.dump());
+    let codes = o.rc_lines();
+    assert!(o.stderr.contains("[aclsim] "), "no call reached the simulator in {scenario}: {}", o.dump());
+    if scenario == "good" {
+        assert!(codes.iter().all(|(_, c)| *c == 0), "a good call failed under valgrind: {codes:?}\n{}", o.dump());
+        o.assert_sim_calls("aclrtHostRegisterV2", 1);
+    }
 }
 
 #[test]
