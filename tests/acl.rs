@@ -765,3 +765,76 @@ fn the_launcher_runs_a_program_under_regcheck() {
     assert_eq!(o.code(), Some(127), "{}", o.dump());
     assert!(o.stderr.contains("unknown option --frobnicate"), "{}", o.dump());
 }
+
+/// The panic boundary of every interposed ACL function, by behaviour: with a panic forced in
+/// the check or the record phase, each call is still forwarded once, returns the vendor's
+/// answer, and the process lives; the failure is logged naming the call.
+#[test]
+fn a_panic_in_any_acl_function_is_caught_and_the_call_forwarded() {
+    let calls = [
+        ("register", V2, 1),
+        ("devptr", "aclrtHostGetDevicePointer", 1),
+        ("unregister", "aclrtHostUnregister", 2),
+        ("register_v1", "aclrtHostRegister", 1),
+        ("mallochost", "aclrtMallocHost", 1),
+        ("freehost", "aclrtFreeHost", 1),
+        ("malloc", "aclrtMalloc", 1),
+        ("free", "aclrtFree", 1),
+        ("setdevice", "aclrtSetDevice", 2), // one in the program's set-up
+        ("resetdevice", "aclrtResetDevice", 1),
+        ("finalize", "aclFinalize", 1),
+    ];
+    for (at, phase) in [("", ""), ("check", "checking"), ("record", "recording the result of")] {
+        for mode in MODES {
+            let o = run_in(mode, "every_call", &[("REGCHECK_TEST_PANIC", at)]);
+            let ctx = || format!("REGCHECK_TEST_PANIC={at:?} {mode:?}\n{}", o.dump());
+            assert_eq!(o.code(), Some(0), "the process survives: {}", ctx());
+            let c = codes(&o);
+            assert_eq!(c.len(), 12, "{}", ctx());
+            assert!(c.iter().all(|(_, code)| *code == 0), "{c:?}: {}", ctx());
+            for (_, name, n) in calls {
+                assert_eq!(o.sim_calls(name), n, "{name} forwarded: {}", ctx());
+                let logged = format!("internal failure in regcheck while {phase} {name}:");
+                if at.is_empty() {
+                    assert!(!o.stderr.contains("internal failure"), "{}", ctx());
+                } else {
+                    assert!(o.stderr.contains(&logged), "no `{logged}`: {}", ctx());
+                }
+            }
+        }
+    }
+}
+
+/// A rejected call leaves the caller's out-pointers as they were: the program sets a sentinel
+/// in `*pDevice` / `*devPtr` before each rejected call and checks it after.
+#[test]
+fn rejected_calls_do_not_write_out_pointers() {
+    for mode in MODES {
+        let o = run_in(mode, "rejected_out_pointers", &[]);
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        let want: Vec<(String, i32)> = [
+            ("devptr_unregistered", 107000),
+            ("register", 0),
+            ("devptr_flag", 100000),
+            ("unregister", 0),
+            ("register_v1_misaligned", 100000),
+            ("register_v1_size_zero", 100000),
+        ]
+        .iter()
+        .map(|(l, c)| (l.to_string(), *c))
+        .collect();
+        assert_eq!(codes(&o), want, "{}", ctx());
+        for key in [
+            "devptr_unregistered_untouched",
+            "devptr_flag_untouched",
+            "register_v1_untouched",
+            "register_v1_size_zero_untouched",
+        ] {
+            assert_eq!(value(&o, key), Some(1), "{key}: {}", ctx());
+        }
+        // rejected, so the vendor never saw them
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 0, "{}", ctx());
+        assert_eq!(o.sim_calls("aclrtHostRegister"), 0, "{}", ctx());
+    }
+}

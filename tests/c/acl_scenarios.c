@@ -146,6 +146,39 @@ int main(int argc, char **argv) {
         rc("register_v1", aclrtHostRegister(q, PAGE, ACL_HOST_REGISTER_MAPPED, &qdev));
         rc("unregister_v1", aclrtHostUnregister(q));
         printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "every_call")) {
+        /* Each interposed function once, validly. */
+        void *p = aligned(2 * PAGE), *dev = NULL, *q = aligned(PAGE), *qdev = NULL, *h = NULL, *d = NULL;
+        rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("devptr", aclrtHostGetDevicePointer(p, &dev, 0));
+        rc("unregister", aclrtHostUnregister(p));
+        rc("register_v1", aclrtHostRegister(q, PAGE, ACL_HOST_REGISTER_MAPPED, &qdev));
+        rc("unregister_v1", aclrtHostUnregister(q));
+        rc("mallochost", aclrtMallocHost(&h, PAGE));
+        rc("freehost", aclrtFreeHost(h));
+        rc("malloc", aclrtMalloc(&d, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+        rc("free", aclrtFree(d));
+        rc("setdevice", aclrtSetDevice(0));
+        rc("resetdevice", aclrtResetDevice(0));
+        rc("finalize", aclFinalize());
+    } else if (!strcmp(s, "rejected_out_pointers")) {
+        /* A rejected call leaves the caller's out-pointers as they were. */
+        void *const sentinel = (void *)(uintptr_t)0x5e5e5e5e5e5e5000ull;
+        char *p = aligned(4 * PAGE);
+        void *dev = sentinel;
+        rc("devptr_unregistered", aclrtHostGetDevicePointer(p, &dev, 0));
+        printf("devptr_unregistered_untouched %d\n", dev == sentinel);
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        dev = sentinel;
+        rc("devptr_flag", aclrtHostGetDevicePointer(p, &dev, 1));
+        printf("devptr_flag_untouched %d\n", dev == sentinel);
+        rc("unregister", aclrtHostUnregister(p));
+        void *v1 = sentinel;
+        rc("register_v1_misaligned", aclrtHostRegister(p + 16, PAGE, ACL_HOST_REGISTER_MAPPED, &v1));
+        printf("register_v1_untouched %d\n", v1 == sentinel);
+        v1 = sentinel;
+        rc("register_v1_size_zero", aclrtHostRegister(p, 0, ACL_HOST_REGISTER_MAPPED, &v1));
+        printf("register_v1_size_zero_untouched %d\n", v1 == sentinel);
     } else if (!strcmp(s, "null")) {
         rc("register", aclrtHostRegisterV2(NULL, PAGE, ACL_HOST_REG_MAPPED));
     } else if (!strcmp(s, "v1_devptr_null")) {
