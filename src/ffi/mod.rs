@@ -20,7 +20,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// The panic boundary of the `regcheck_*` API: runs `f`, and on a panic logs it and returns
 /// `fallback`. No panic crosses into C.
 pub(crate) fn boundary<T>(name: &str, fallback: T, f: impl FnOnce() -> T) -> T {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        #[cfg(test)]
+        if tests::FORCE_PANIC.with(std::cell::Cell::get) {
+            panic!("forced by a unit test inside {name}");
+        }
+        f()
+    })) {
         Ok(v) => v,
         Err(_) => {
             let _ = catch_unwind(|| log::error!(target: "regcheck", "internal failure in {name}; returning an error"));
@@ -31,26 +37,73 @@ pub(crate) fn boundary<T>(name: &str, fallback: T, f: impl FnOnce() -> T) -> T {
 
 #[cfg(test)]
 mod tests {
-    /// Every exported function goes through a panic boundary: `regcheck_*` functions call
-    /// `boundary(`, vendor-named ones call the front end (whose `run` catches panics).
+    use super::api::*;
+    use std::cell::Cell;
+    use std::mem::MaybeUninit;
+
+    thread_local! {
+        /// Set by a test: every `boundary` on this thread panics inside, before its body.
+        pub(super) static FORCE_PANIC: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Every `regcheck_*` function, with a panic forced inside it, returns its documented
+    /// failure value to the caller instead of unwinding into C. The list is checked against
+    /// the functions `include/regcheck.h` declares.
     #[test]
-    fn every_export_has_a_panic_boundary() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi");
-        let mut checked = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let parts: Vec<&str> = text.split("extern \"C\" fn ").collect();
-            for body in parts.iter().skip(1) {
-                let name = body.split('(').next().unwrap();
-                let start = body.find('{').unwrap();
-                let first_stmt = &body[start..start + body[start..].find(';').unwrap_or(body.len() - start)];
-                let guarded =
-                    first_stmt.contains("boundary(") || first_stmt.contains("frontend::") || name.starts_with("fork_");
-                assert!(guarded, "{}: {name} has no panic boundary", path.display());
-                checked += 1;
-            }
+    fn a_panic_in_any_regcheck_function_returns_its_failure_value() {
+        let mut called: Vec<&str> = Vec::new();
+        FORCE_PANIC.with(|f| f.set(true));
+        let mut info = MaybeUninit::<regcheck_rule_info>::uninit();
+        let mut env = MaybeUninit::<regcheck_environment>::uninit();
+        let mut finding = MaybeUninit::<regcheck_finding>::uninit();
+        let mut report: *mut regcheck_report = std::ptr::null_mut();
+        let mut buf = [0 as std::ffi::c_char; 64];
+        let internal = |s: regcheck_status| matches!(s, regcheck_status::InternalError);
+        // SAFETY: valid arguments for each function; the forced panic happens before any use.
+        unsafe {
+            let mut check = |name, ok: bool| {
+                called.push(name);
+                assert!(ok, "{name} did not return its failure value after a panic");
+            };
+            check("regcheck_version", regcheck_version().is_null());
+            check("regcheck_status_str", std::ffi::CStr::from_ptr(regcheck_status_str(0)).to_bytes() == b"?");
+            check("regcheck_rule_count", regcheck_rule_count() == 0);
+            check("regcheck_rule_get", internal(regcheck_rule_get(0, info.as_mut_ptr())));
+            check("regcheck_rule_find", internal(regcheck_rule_find(c"ACL-HOSTREG-ALIGN".as_ptr(), info.as_mut_ptr())));
+            check("regcheck_rule_set_action", internal(regcheck_rule_set_action(c"ACL-HOSTREG-ALIGN".as_ptr(), 0)));
+            check("regcheck_get_mode", matches!(regcheck_get_mode(), regcheck_mode::Enforce));
+            check(
+                "regcheck_check_host_register",
+                internal(regcheck_check_host_register(std::ptr::null(), 4096, 0, &mut report)) && report.is_null(),
+            );
+            check("regcheck_report_count", regcheck_report_count(std::ptr::null()) == 0);
+            check("regcheck_report_get", internal(regcheck_report_get(std::ptr::null(), 0, finding.as_mut_ptr())));
+            regcheck_report_free(std::ptr::null_mut());
+            check("regcheck_report_free", true);
+            check("regcheck_last_rejection", regcheck_last_rejection(buf.as_mut_ptr(), buf.len()) == 0);
+            check("regcheck_environment_get", internal(regcheck_environment_get(env.as_mut_ptr())));
+            check("regcheck_live_host_registrations", regcheck_live_host_registrations() == 0);
         }
-        assert!(checked >= 10, "found only {checked} exports");
+        FORCE_PANIC.with(|f| f.set(false));
+        // and without the forced panic, the same calls work
+        assert!(!regcheck_version().is_null());
+        assert!(regcheck_rule_count() > 0);
+
+        let header = include_str!("../../include/regcheck.h");
+        let mut declared: Vec<&str> = header
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with("regcheck_"))
+            .filter(|w| header.contains(&format!("{w}(")))
+            .collect();
+        declared.sort_unstable();
+        declared.dedup();
+        called.sort_unstable();
+        assert_eq!(called, declared, "every function of include/regcheck.h is tried here");
+    }
+
+    #[test]
+    fn boundary_returns_the_fallback_and_logs_instead_of_unwinding() {
+        assert_eq!(super::boundary("t", 7, || -> i32 { panic!("inside") }), 7);
+        assert_eq!(super::boundary("t", 7, || 3), 3);
     }
 }
