@@ -671,11 +671,21 @@ fn end_of_run_summary() {
 #[test]
 fn repeated_messages_are_capped_but_still_enforced() {
     for mode in MODES {
-        let o = run_in(mode, "align_many", &[("REGCHECK_MAX_REPEATS", "3")]);
+        let o = run_in(mode, "align_many", &[("REGCHECK_MAX_REPEATS", "3"), ("REGCHECK_SUMMARY", "1")]);
         assert_eq!(codes(&o).iter().filter(|(_, c)| *c == 100000).count(), 5, "{}", o.dump());
         assert_eq!(o.sim_calls(V2), 0);
         assert_eq!(o.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 3, "{}", o.dump());
         assert_eq!(o.stderr.matches("last report of ACL-HOSTREG-ALIGN").count(), 1, "{}", o.dump());
+        // past the cap, each rejection is still the thread's last one ...
+        for i in 0..5 {
+            assert!(o.stdout.contains(&format!("last_names_call {i} 1\n")), "rejection {i}: {}", o.dump());
+        }
+        // ... and counted in the summary
+        assert!(
+            o.stderr.lines().any(|l| l.trim_start().starts_with("ACL-HOSTREG-ALIGN") && l.trim_end().ends_with(" 5")),
+            "the summary counts all 5: {}",
+            o.dump()
+        );
         let all = run_in(mode, "align_many", &[("REGCHECK_MAX_REPEATS", "0")]);
         assert_eq!(all.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 5, "{}", all.dump());
     }

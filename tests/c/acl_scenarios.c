@@ -59,10 +59,15 @@ static void *map_anon(size_t size, int prot) {
 #ifdef REGCHECK_LINKED
 #include "regcheck.h"
 static long regcheck_live(void) { return (long)regcheck_live_host_registrations(); }
+static size_t regcheck_last(char *buf, size_t len) { return regcheck_last_rejection(buf, len); }
 #else
 static long regcheck_live(void) {
     size_t (*f)(void) = (size_t (*)(void))dlsym(RTLD_DEFAULT, "regcheck_live_host_registrations");
     return f ? (long)f() : -1;
+}
+static size_t regcheck_last(char *buf, size_t len) {
+    size_t (*f)(char *, size_t) = (size_t (*)(char *, size_t))dlsym(RTLD_DEFAULT, "regcheck_last_rejection");
+    return f ? f(buf, len) : 0;
 }
 #endif
 
@@ -208,8 +213,17 @@ int main(int argc, char **argv) {
         rc("unregister", aclrtHostUnregister(p));
         printf("live %ld\n", regcheck_live());
     } else if (!strcmp(s, "align_many")) {
+        /* Five misaligned registrations, each at another address; after each, whether the
+         * thread's last rejection names that address. */
         char *p = aligned(4 * PAGE);
-        for (int i = 0; i < 5; i++) rc("register", aclrtHostRegisterV2(p + 16, PAGE, ACL_HOST_REG_MAPPED));
+        for (int i = 0; i < 5; i++) {
+            char *at = p + 16 * (i + 1);
+            rc("register", aclrtHostRegisterV2(at, PAGE, ACL_HOST_REG_MAPPED));
+            char msg[2048] = "", addr[32];
+            snprintf(addr, sizeof addr, "%p", (void *)at);
+            regcheck_last(msg, sizeof msg);
+            printf("last_names_call %d %d\n", i, strstr(msg, addr) != NULL);
+        }
     } else if (!strcmp(s, "size_pages")) {
         void *p = aligned(2 * PAGE);
         rc("register", aclrtHostRegisterV2(p, 5000, ACL_HOST_REG_MAPPED));
