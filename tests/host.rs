@@ -1,9 +1,11 @@
 //! "Never hurting the host process", through the doors users use: a panic inside regcheck in
-//! any interposed HIXL function is caught and the call forwarded.
+//! any interposed HIXL function is caught and the call forwarded; a call re-entering regcheck
+//! from inside regcheck goes straight to the vendor; no lock is held while the vendor runs;
+//! nothing runs at load time.
 
 use std::sync::OnceLock;
 
-use testkit::{Mode, Outcome, Program, Scenarios, MODES};
+use testkit::{Link, Mode, Outcome, Program, Scenarios, MODES};
 
 const LIBS: &[&str] = &["cann_hixl", "ascendcl"];
 
@@ -75,5 +77,72 @@ fn a_panic_in_any_hixl_function_is_caught_and_the_call_forwarded() {
                 }
             }
         }
+    }
+}
+
+/// `tests/c/shim_user.c` over `tests/c/vendor_shim.c` (the "vendor" regcheck finds), the three
+/// ways: regcheck, then the shim, then the simulator.
+fn shim_user() -> &'static Scenarios {
+    static S: OnceLock<Scenarios> = OnceLock::new();
+    S.get_or_init(|| {
+        let shim = Program::c("libvendor_shim.so", &["tests/c/vendor_shim.c"])
+            .link(Link::Bare)
+            .libs(&["ascendcl"])
+            .flag("-shared")
+            .flag("-fPIC")
+            .flag("-ldl")
+            .build();
+        let dir = shim.parent().expect("a directory").to_path_buf();
+        Scenarios::build(move |l| {
+            let p = Program::c("shim_user", &["tests/c/shim_user.c"]);
+            let p = if l == Link::Bare { p } else { p.define("REGCHECK_LINKED") };
+            p.link(l)
+                .libs(&[])
+                .flag(&format!("-L{}", dir.display()))
+                .flag("-lvendor_shim")
+                .flag("-lascendcl")
+                .flag(&format!("-Wl,-rpath,{}", dir.display()))
+        })
+    })
+}
+
+/// A call that re-enters regcheck from inside regcheck's own code (here: the vendor's
+/// aclrtGetDevice, which regcheck asks while checking aclrtHostRegisterV2, calls
+/// aclrtHostRegisterV2 itself) goes straight to the vendor: not checked, not rejected, no
+/// message; only the outer call is checked.
+#[test]
+fn a_call_reentering_regcheck_goes_straight_to_the_vendor() {
+    for mode in MODES {
+        let o = shim_user().run(mode).arg("reentry").run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        assert_eq!(
+            codes(&o),
+            vec![("register".to_string(), 0), ("unregister".to_string(), 0)],
+            "the outer calls: {}",
+            ctx()
+        );
+        // the inner, misaligned call reached the simulator, which refused it with its own code
+        assert!(o.stdout.contains("reentered_rc 507899\n"), "{}", ctx());
+        let v2 = o.sim_results("aclrtHostRegisterV2");
+        assert_eq!(v2, vec!["507899".to_string(), "0".to_string()], "{}", ctx());
+        assert!(!o.stderr.contains("[ACL-HOSTREG-ALIGN]"), "the inner call was not checked: {}", ctx());
+        assert!(!o.stderr.contains("regcheck: "), "no message at all: {}", ctx());
+    }
+}
+
+/// No lock is held while the vendor runs, on the ACL path: while the (shimmed) vendor's
+/// aclrtHostRegisterV2 runs, another thread calls regcheck's C API and a checked ACL function,
+/// which both take regcheck's state lock; the vendor waits for that thread (at most 10 s).
+#[test]
+fn no_lock_is_held_while_the_acl_vendor_runs() {
+    for mode in MODES {
+        let o = shim_user().run(mode).arg("lock").run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert!(!o.stdout.contains("probe blocked"), "regcheck held its lock while the vendor ran: {}", ctx());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        // the other thread got through: no registration yet, and an unregistered pointer
+        assert!(o.stdout.contains("probe live=0 devptr_rc=107000\nprobe finished\n"), "{}", ctx());
+        assert_eq!(codes(&o), vec![("register".to_string(), 0), ("unregister".to_string(), 0)], "{}", ctx());
     }
 }
