@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use testkit::{Link, Mode, Outcome, Program, Scenarios, MODES};
+use testkit::{Link, Mode, Outcome, Program, Run, Scenarios, MODES};
 
 const LIBS: &[&str] = &["cann_hixl", "ascendcl"];
 
@@ -144,5 +144,50 @@ fn no_lock_is_held_while_the_acl_vendor_runs() {
         // the other thread got through: no registration yet, and an unregistered pointer
         assert!(o.stdout.contains("probe live=0 devptr_rc=107000\nprobe finished\n"), "{}", ctx());
         assert_eq!(codes(&o), vec![("register".to_string(), 0), ("unregister".to_string(), 0)], "{}", ctx());
+    }
+}
+
+fn load_time() -> &'static Scenarios {
+    static S: OnceLock<Scenarios> = OnceLock::new();
+    S.get_or_init(|| {
+        Scenarios::build(|l| Program::c("load_time", &["tests/c/load_time.c"]).link(l).libs(&["ascendcl"]).flag("-ldl"))
+    })
+}
+
+/// Nothing runs at load time: loading libregcheck.so reads no variable, opens no file, asks
+/// nothing of the kernel, starts no thread; all of that happens at the first intercepted
+/// call (which the same counters see, so they can see it).
+#[test]
+fn nothing_runs_at_load_time() {
+    let rc = testkit::regcheck();
+    let o = Run::new(load_time().bare_exe()).arg("dlopen").arg(&rc.shared).run();
+    let ctx = || o.dump();
+    assert_eq!(o.code(), Some(0), "{}", ctx());
+    assert!(o.stdout.contains("load_calls 0 -\n"), "regcheck did work while it was loaded: {}", ctx());
+    let threads: Vec<&str> =
+        o.stdout.lines().find_map(|l| l.strip_prefix("threads ")).map(|t| t.split(' ').collect()).unwrap_or_default();
+    assert!(threads.len() == 2 && threads[0] == threads[1], "a thread was started at load: {}", ctx());
+    assert_eq!(codes(&o), vec![("register".to_string(), 100000)], "checked at the first call: {}", ctx());
+    let first: usize = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("first_call_calls "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(first > 0, "the counters see regcheck start at the first call: {}", ctx());
+}
+
+/// The `REGCHECK_*` variables are read on the first intercepted call (a value set by the
+/// program after it started, before that call, is used) and only then (a later change is not).
+#[test]
+fn configuration_is_read_once_on_the_first_intercepted_call() {
+    for mode in MODES {
+        let o = load_time().run(mode).arg("read_once").run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        // both misaligned registrations reach the simulator, which refuses them itself
+        assert_eq!(codes(&o), vec![("off".to_string(), 507899), ("still_off".to_string(), 507899)], "{}", ctx());
+        assert!(!o.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", ctx());
     }
 }
