@@ -363,3 +363,57 @@ fn hixl_cs_functions_looked_up_with_dlsym_are_checked() {
     assert_eq!(o.sim_calls("HixlCSClientRegMem"), 1, "{}", o.dump());
     assert!(!o.stderr.contains("[HIXL-REG-NULL-ADDR]"), "{}", o.dump());
 }
+
+/// A vendor library group of two test-only libraries (no simulator): `libacl_rt.so` forwards
+/// aclrtHostRegisterV2 and aclrtHostUnregister to the same names in `libacl_rt_impl.so`
+/// (dlsym on its handle). Under both variables, the program's dlsym bindings go to regcheck
+/// and each call is checked once; the front's binding into its own group is left alone, so
+/// regcheck's forward reaches the implementation once, not regcheck again.
+#[test]
+fn bindings_inside_one_vendor_group_are_left_alone() {
+    let impl_ = Program::c("audit_group_impl.so", &[src("tests/c/audit_group_impl.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag("-shared")
+        .flag("-fPIC")
+        .flag("-Wl,-soname,libacl_rt_impl.so")
+        .build();
+    let dir = testkit::target_dir().join("audit-group");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&impl_, dir.join("libacl_rt_impl.so")).unwrap();
+    let front = Program::c("audit_group_front.so", &[src("tests/c/audit_group_front.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag("-shared")
+        .flag("-fPIC")
+        .flag("-Wl,-soname,libacl_rt.so")
+        .flag(&format!("-L{}", dir.display()))
+        .flag("-l:libacl_rt_impl.so")
+        .flag("-ldl")
+        .flag("-Wl,-rpath,$ORIGIN")
+        .build();
+    std::fs::copy(&front, dir.join("libacl_rt.so")).unwrap();
+
+    let rc = testkit::regcheck();
+    let out = Run::new(dlsym_program())
+        .arg("libacl_rt.so")
+        .env("LD_LIBRARY_PATH", &dir)
+        .env("LD_AUDIT", audit_lib())
+        .env("REGCHECK_AUDIT_LOG", "1")
+        .preload(&rc.shared)
+        .run();
+    assert_ok(&out);
+    let v = values(&out);
+    assert!(is_regcheck(&v["where.aclrtHostRegisterV2"]), "the program's dlsym is redirected: {}", describe(&out));
+    assert_eq!(code(&v, "bad.align", &out), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(code(&v, "good.register", &out), 0, "{}", describe(&out));
+    assert_eq!(code(&v, "good.unregister", &out), 0, "{}", describe(&out));
+    // each good call: through the front, into the implementation, once
+    for name in ["aclrtHostRegisterV2", "aclrtHostUnregister"] {
+        assert_eq!(out.stderr.matches(&format!("[group] front {name}\n")).count(), 1, "{name}: {}", describe(&out));
+        assert_eq!(out.stderr.matches(&format!("[group] impl {name}(")).count(), 1, "{name}: {}", describe(&out));
+    }
+    assert!(!out.stderr.contains("from libacl_rt.so:"), "a binding of the front was redirected: {}", describe(&out));
+    assert!(out.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", describe(&out));
+    assert_eq!(out.stderr.matches("[ACL-HOSTREG-").count(), 3, "bad calls checked once each: {}", describe(&out));
+}
