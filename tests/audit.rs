@@ -417,3 +417,49 @@ fn bindings_inside_one_vendor_group_are_left_alone() {
     assert!(out.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", describe(&out));
     assert_eq!(out.stderr.matches("[ACL-HOSTREG-").count(), 3, "bad calls checked once each: {}", describe(&out));
 }
+
+fn namespaces_program() -> PathBuf {
+    Program::c("audit_namespaces", &[src("tests/c/audit_namespaces.c")]).link(Link::Bare).libs(&[]).flag("-ldl").build()
+}
+
+/// `dlmopen` namespaces are left alone: a vendor library opened in a new namespace keeps its
+/// own functions (its calls are not checked), while the application's namespace is redirected
+/// as usual; a `libregcheck.so` loaded in another namespace is no redirection target.
+#[test]
+fn dlmopen_namespaces_are_left_alone() {
+    let exe = namespaces_program();
+    let out = run(&exe, &["dlmopen"], Mode::Both, &[("REGCHECK_AUDIT_LOG", "1")]);
+    assert_ok(&out);
+    let v = values(&out);
+    assert_eq!(v.get("newlm.where").map(String::as_str), Some("libascendcl.so"), "{}", describe(&out));
+    assert_eq!(code(&v, "newlm.misaligned", &out), 507899, "the simulator's answer, unchecked: {}", describe(&out));
+    assert_eq!(code(&v, "newlm.register", &out), 0, "{}", describe(&out));
+    assert!(is_regcheck(&v["base.where"]), "{}", describe(&out));
+    assert_eq!(code(&v, "base.misaligned", &out), ACL_ERROR_INVALID_PARAM, "{}", describe(&out));
+    assert_eq!(code(&v, "base.register", &out), 0, "{}", describe(&out));
+    assert_eq!(code(&v, "base.unregister", &out), 0, "{}", describe(&out));
+    assert_eq!(out.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 1, "only the base call: {}", describe(&out));
+
+    let rc = testkit::regcheck();
+    let out = run(&exe, &["foreign_regcheck", &rc.shared.to_string_lossy()], Mode::AuditOnly, &[]);
+    assert_ok(&out);
+    let v = values(&out);
+    assert_eq!(v.get("base.where").map(String::as_str), Some("libascendcl.so"), "{}", describe(&out));
+    assert_eq!(code(&v, "base.misaligned", &out), 507899, "{}", describe(&out));
+    assert!(out.stderr.contains(NOTICE), "{}", describe(&out));
+}
+
+/// `la_objclose`: once the `libregcheck.so` that bindings were redirected to is unloaded, new
+/// look-ups are no longer redirected (they would point into unmapped memory) and work.
+#[test]
+fn an_unloaded_regcheck_is_no_longer_a_target() {
+    let rc = testkit::regcheck();
+    let out = run(namespaces_program(), &["objclose", &rc.shared.to_string_lossy()], Mode::AuditOnly, &[]);
+    assert_ok(&out);
+    let v = values(&out);
+    assert!(is_regcheck(&v["before.where"]), "redirected while loaded: {}", describe(&out));
+    assert_eq!(v.get("unloaded").map(String::as_str), Some("1"), "dlclose unloads libregcheck.so: {}", describe(&out));
+    assert_eq!(v.get("after.where").map(String::as_str), Some("libascendcl.so"), "{}", describe(&out));
+    assert_eq!(code(&v, "after.misaligned", &out), 507899, "{}", describe(&out));
+    assert_eq!(code(&v, "after.register", &out), 0, "{}", describe(&out));
+}
