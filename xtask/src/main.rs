@@ -2,11 +2,13 @@
 //!
 //! * `demo`: the README's main job (build, then run examples-c's demo bare and under regcheck);
 //! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
-//! * `test`: the README's test command (`cargo test --workspace` once the tools are there).
+//! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
+//! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`.
 
 mod artifacts;
 mod demo;
 mod install;
+mod mutants;
 mod templates;
 mod testcmd;
 mod util;
@@ -30,6 +32,10 @@ tasks:
                            make sure the tools the tests use are there (cc, c++, cmake,
                            pkg-config, make, nm, objdump, valgrind; missing ones are installed, saying
                            so, unless --no-install), then run `cargo test --workspace ARGS...`
+  mutants [--no-install] [ARGS...]
+                           mutation testing of src/rules and src/state: `cargo mutants` (installed
+                           with `cargo install --locked cargo-mutants` when missing, saying so,
+                           unless --no-install) with the unit tests; ARGS go to cargo mutants
   help                     print this text
 ";
 
@@ -64,6 +70,7 @@ fn run(args: &[String]) -> Result<i32> {
             Ok(0)
         }
         "test" => testcmd::run(rest),
+        "mutants" => mutants::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)

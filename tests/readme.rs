@@ -1,0 +1,57 @@
+//! The README's rule of the house: every promise names the test that holds it. Every test the
+//! README's "Tests" section names (`path/to/file.rs::test_name`) must exist as a `#[test]`
+//! function of that file.
+
+use std::path::Path;
+
+/// The `` `file.rs::name` `` references in `text`.
+fn references(text: &str) -> Vec<(String, String)> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|r| r.split_once(".rs::").map(|(file, name)| (format!("{file}.rs"), name.to_string())))
+        .collect()
+}
+
+/// True when `source` has `fn name(` as a `#[test]` (in the attributes and doc comments
+/// right above it).
+fn has_test(source: &str, name: &str) -> bool {
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
+    lines.iter().enumerate().any(|(i, l)| {
+        l.starts_with(&format!("fn {name}("))
+            && lines[..i]
+                .iter()
+                .rev()
+                .take_while(|a| a.starts_with("#[") || a.starts_with("///"))
+                .any(|a| *a == "#[test]")
+    })
+}
+
+#[test]
+fn every_test_the_readme_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("\n## Tests\n").expect("README has a Tests section");
+    let section = &readme[start + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let refs = references(section);
+    assert!(refs.len() >= 40, "only {} tests named in the README's Tests section", refs.len());
+    let mut missing = Vec::new();
+    for (file, name) in &refs {
+        let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        if !has_test(&source, name) {
+            missing.push(format!("{file}::{name}"));
+        }
+    }
+    assert!(missing.is_empty(), "the README names tests that do not exist: {missing:#?}");
+}
+
+#[test]
+fn the_reference_parser_finds_and_refuses() {
+    let refs = references("| x | `tests/a.rs::one`, `src/b/c.rs::two`, `not a test`, `x::y` |");
+    assert_eq!(refs, vec![("tests/a.rs".into(), "one".into()), ("src/b/c.rs".into(), "two".into())]);
+    let src = "#[test]\nfn one() {}\nfn two() {}\n";
+    assert!(has_test(src, "one"));
+    assert!(!has_test(src, "two"));
+    assert!(!has_test(src, "three"));
+}
