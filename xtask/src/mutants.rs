@@ -36,7 +36,7 @@ pub fn run(args: &[String]) -> Result<i32> {
             cmd.args(["--file", f]);
         }
     }
-    cmd.args(&args).args(["--", "--lib"]);
+    cmd.arg("--cargo-test-arg=--lib").args(&args);
     eprintln!("xtask: {}", shown(&cmd));
     let status = cmd.status().map_err(|e| format!("cannot run {}: {e}", shown(&cmd)))?;
     // cargo mutants exits 2 when mutants survived, 3 on time-outs: pass it on
