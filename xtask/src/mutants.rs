@@ -30,7 +30,11 @@ pub fn run(args: &[String]) -> Result<i32> {
         run_visible(&mut install)?;
     }
     let mut cmd = Command::new(cargo());
-    cmd.current_dir(testkit::workspace_root()).args(["mutants", "--package", "regcheck", "--jobs", "1"]);
+    cmd.current_dir(testkit::workspace_root()).args(["mutants", "--package", "regcheck"]);
+    if !args.iter().any(|a| a.as_str() == "--in-place") {
+        // one copy of the tree at a time (`--in-place` mutates the tree itself, one at a time)
+        cmd.args(["--jobs", "1"]);
+    }
     if !args.iter().any(|a| a.as_str() == "--file" || a.starts_with("--file=")) {
         for f in FILES {
             cmd.args(["--file", f]);
