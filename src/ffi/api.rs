@@ -612,4 +612,91 @@ fn example_strings() -> &'static [(CString, CString)] {
             })
             .collect()
     })
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::MaybeUninit;
+
+    fn info(name: &CStr) -> regcheck_rule_info {
+        let mut out = MaybeUninit::uninit();
+        // SAFETY: a NUL-terminated name and a writable out-pointer.
+        let status = unsafe { regcheck_rule_find(name.as_ptr(), out.as_mut_ptr()) };
+        assert_eq!(status, regcheck_status::Ok, "{name:?}");
+        // SAFETY: written on Ok.
+        unsafe { out.assume_init() }
+    }
+
+    /// The findings of a dry run: (rule, vendor code, message).
+    fn dry_run(ptr: usize, size: u64, flag: u32) -> Vec<(String, i64, String)> {
+        let text = |p: *const c_char| {
+            // SAFETY: the report's strings are NUL-terminated and live until it is freed.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        };
+        let mut report = std::ptr::null_mut();
+        // SAFETY: a writable out-pointer; the pointer is only looked up.
+        let status = unsafe { regcheck_check_host_register(ptr as *const c_void, size, flag, &mut report) };
+        assert_eq!(status, regcheck_status::Ok);
+        let mut found = Vec::new();
+        // SAFETY: a live report, indexes below its count, a writable out-pointer.
+        unsafe {
+            for i in 0..regcheck_report_count(report) {
+                let mut f = MaybeUninit::uninit();
+                assert_eq!(regcheck_report_get(report, i, f.as_mut_ptr()), regcheck_status::Ok);
+                let f = f.assume_init();
+                found.push((text(f.rule_name), f.vendor_code, text(f.message)));
+            }
+            regcheck_report_free(report);
+        }
+        found
+    }
+
+    fn has(found: &[(String, i64, String)], rule: &str) -> bool {
+        found.iter().any(|(r, _, _)| r == rule)
+    }
+
+    #[test]
+    fn the_catalogue_gives_each_rules_rejection_code() {
+        assert_eq!(info(c"ACL-HOSTREG-ALIGN").vendor_code, 100000);
+        assert_eq!(info(c"ACL-HOSTREG-NO-CONTEXT").vendor_code, 107002);
+        assert_eq!(info(c"ACL-HOSTREG-LARGE").vendor_code, 0, "a warning rejects nothing");
+    }
+
+    #[test]
+    fn every_action_value_set_through_the_c_api_is_in_force() {
+        let rule = c"ACL-HOSTREG-PINNED-ONLY";
+        let default = info(rule).default_action;
+        for action in [regcheck_action::Off, regcheck_action::Info, regcheck_action::Warn, regcheck_action::Error] {
+            // SAFETY: a NUL-terminated pattern.
+            assert_eq!(unsafe { regcheck_rule_set_action(rule.as_ptr(), action as u32) }, regcheck_status::Ok);
+            assert_eq!(info(rule).action, action);
+        }
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(regcheck_rule_set_action(rule.as_ptr(), 4), regcheck_status::InvalidArgument);
+            assert_eq!(regcheck_rule_set_action(rule.as_ptr(), default as u32), regcheck_status::Ok);
+        }
+        assert_eq!(info(rule).action, default);
+    }
+
+    #[test]
+    fn dry_run_findings_carry_the_code_and_the_fix() {
+        let align = crate::platform::page_size().max(4096);
+        let buf = vec![0u8; 4 * align];
+        let base = (buf.as_ptr() as usize).div_ceil(align) * align;
+        let found = dry_run(base + 16, align as u64, 0x2);
+        let (_, code, message) = found.iter().find(|(r, _, _)| r == "ACL-HOSTREG-ALIGN").expect("misaligned");
+        assert_eq!(*code, 100000);
+        assert!(message.contains(&format!("register from the next boundary (0x{:x})", base + align)), "{message}");
+        // a real address and a large size do not wrap
+        assert!(!has(&dry_run(base, 1 << 20, 0x2), "ACL-HOSTREG-RANGE-OVERFLOW"));
+        // a range whose last byte is the last address does not wrap; one byte more does (its
+        // end, 2^64, is no address)
+        let near_top = usize::MAX - 8191;
+        assert!(!has(&dry_run(near_top, 8191, 0x2), "ACL-HOSTREG-RANGE-OVERFLOW"));
+        assert!(has(&dry_run(near_top, 8192, 0x2), "ACL-HOSTREG-RANGE-OVERFLOW"));
+        // one registration of exactly the large threshold (default 64 GiB) is not reported
+        assert!(!has(&dry_run(base, 64 << 30, 0x2), "ACL-HOSTREG-LARGE"));
+        assert!(has(&dry_run(base, (64 << 30) + 4096, 0x2), "ACL-HOSTREG-LARGE"));
+    }
 }

@@ -83,6 +83,7 @@ mod tests {
             check("regcheck_last_rejection", regcheck_last_rejection(buf.as_mut_ptr(), buf.len()) == 0);
             check("regcheck_environment_get", internal(regcheck_environment_get(env.as_mut_ptr())));
             check("regcheck_live_host_registrations", regcheck_live_host_registrations() == 0);
+            check("regcheck_live_hixl_registrations", regcheck_live_hixl_registrations() == 0);
         }
         FORCE_PANIC.with(|f| f.set(false));
         // and without the forced panic, the same calls work
