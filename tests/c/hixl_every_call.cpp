@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "cs/hixl_cs.h"
+#include "free_port.h"
 #include "hixl/hixl.h"
 
 using namespace hixl;
@@ -41,11 +43,11 @@ int main() {
   void *ha = nullptr, *hb = nullptr;
   if (aclrtMallocHost(&ha, 4 * page) != ACL_SUCCESS || aclrtMallocHost(&hb, 4 * page) != ACL_SUCCESS) return 2;
   std::map<AscendString, AscendString> options;
-  options[AscendString(OPTION_BUFFER_POOL)] = AscendString("0:0");
+  const std::string na = "127.0.0.1:" + std::to_string(free_port()), nb = "127.0.0.1:" + std::to_string(free_port());
   {
     Hixl a;
     Derived b;
-    const AscendString ea("10.0.0.1:26000"), eb("10.0.0.2:26000");
+    const AscendString ea(na.c_str()), eb(nb.c_str());
     rc("initialize_a", a.Initialize(ea, options));
     rc("initialize_b", b.Initialize(eb, options));
     MemHandle ma = nullptr, mb = nullptr;
@@ -69,20 +71,28 @@ int main() {
   }
 
   std::vector<uint8_t> sbuf(8192, 0), cbuf(8192, 0);
+  const int port = free_port();
+  EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";
-  sd.server_port = 16100;
+  sd.server_port = static_cast<uint32_t>(port);
+  sd.endpoint_list = &ep;
+  sd.endpoint_list_num = 1;
+  HixlServerConfig scfg;
   HixlServerHandle server = nullptr;
-  rc("server_create", HixlCSServerCreate(&sd, nullptr, &server));
+  rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
   CommMem smem{COMM_MEM_TYPE_HOST, sbuf.data(), sbuf.size()};
   MemHandle smh = nullptr;
   rc("server_regmem", HixlCSServerRegMem(server, "kv", &smem, &smh));
   if (HixlCSServerListen(server, 16) != HIXL_SUCCESS) return 2;
   HixlClientDesc cd{};
   cd.server_ip = "127.0.0.1";
-  cd.server_port = 16100;
+  cd.server_port = static_cast<uint32_t>(port);
+  cd.local_endpoint = &ep;
+  cd.remote_endpoint = &ep;
+  HixlClientConfig ccfg;
   HixlClientHandle client = nullptr;
-  rc("client_create", HixlCSClientCreate(&cd, nullptr, &client));
+  rc("client_create", HixlCSClientCreate(&cd, &ccfg, &client));
   CommMem cmem{COMM_MEM_TYPE_HOST, cbuf.data(), cbuf.size()};
   MemHandle cmh = nullptr;
   rc("client_regmem", HixlCSClientRegMem(client, "local", &cmem, &cmh));

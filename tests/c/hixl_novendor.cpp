@@ -4,13 +4,18 @@
 #include <stdio.h>
 
 #include "cs/hixl_cs.h"
+#include "free_port.h"
 
 int main() {
+  EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";
-  sd.server_port = 16200;
+  sd.server_port = static_cast<uint32_t>(free_port());
+  sd.endpoint_list = &ep;
+  sd.endpoint_list_num = 1;
+  HixlServerConfig scfg;
   HixlServerHandle server = nullptr;
-  printf("rc server_create %u\n", HixlCSServerCreate(&sd, nullptr, &server));
+  printf("rc server_create %u\n", HixlCSServerCreate(&sd, &scfg, &server));
   if (server != nullptr) printf("rc server_destroy %u\n", HixlCSServerDestroy(server));
   return 0;
 }
