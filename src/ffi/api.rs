@@ -612,6 +612,7 @@ fn example_strings() -> &'static [(CString, CString)] {
             })
             .collect()
     })
+}
 
 #[cfg(test)]
 mod tests {

@@ -84,6 +84,15 @@ mod tests {
             check("regcheck_environment_get", internal(regcheck_environment_get(env.as_mut_ptr())));
             check("regcheck_live_host_registrations", regcheck_live_host_registrations() == 0);
             check("regcheck_live_hixl_registrations", regcheck_live_hixl_registrations() == 0);
+            let mut site = MaybeUninit::<regcheck_call_site>::uninit();
+            check("regcheck_last_rejection_site", internal(regcheck_last_rejection_site(0, site.as_mut_ptr())));
+            check("regcheck_last_rejection_rule", regcheck_last_rejection_rule() == 0);
+            let (mut wrong, mut right) = (std::ptr::null(), std::ptr::null());
+            check(
+                "regcheck_rule_example",
+                internal(regcheck_rule_example(c"ACL-HOSTREG-ALIGN".as_ptr(), &mut wrong, &mut right))
+                    && wrong.is_null(),
+            );
         }
         FORCE_PANIC.with(|f| f.set(false));
         // and without the forced panic, the same calls work
