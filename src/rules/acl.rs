@@ -104,7 +104,7 @@ pub fn human(bytes: u64) -> String {
     const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (name, unit) in UNITS {
         if bytes >= unit {
-            return if bytes % unit == 0 {
+            return if bytes.is_multiple_of(unit) {
                 format!("{} {name}", bytes / unit)
             } else {
                 format!("{:.1} {name}", bytes as f64 / unit as f64)
@@ -150,7 +150,7 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
         ));
     }
     let align = page_size.max(MIN_ALIGN);
-    if a.ptr != 0 && a.ptr % align != 0 {
+    if a.ptr != 0 && !a.ptr.is_multiple_of(align) {
         let up = (a.ptr / align).saturating_add(1).saturating_mul(align);
         out.push(Finding::new(
             RuleId::AclHostregAlign,
@@ -165,7 +165,7 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
             ),
         ));
     }
-    if a.size != 0 && a.size % page_size as u64 != 0 {
+    if a.size != 0 && !a.size.is_multiple_of(page_size as u64) {
         let rounded = a.size.div_ceil(page_size as u64).saturating_mul(page_size as u64);
         out.push(Finding::new(
             RuleId::AclHostregSizePages,

@@ -284,6 +284,6 @@ impl Program {
                 _ => r.shared.clone(),
             });
         }
-        inputs.iter().all(|p| newest_under(p).map_or(true, |t| t <= built))
+        inputs.iter().all(|p| newest_under(p).is_none_or(|t| t <= built))
     }
 }

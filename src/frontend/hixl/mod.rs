@@ -227,7 +227,7 @@ fn read_ops<'a>(v: *const c_void) -> Option<&'a [TransferOpDesc]> {
         return (begin.is_null() && end.is_null()).then_some(&[]);
     }
     let bytes = (end as usize).checked_sub(begin as usize)?;
-    if bytes % size != 0 || begin as usize % std::mem::align_of::<TransferOpDesc>() != 0 {
+    if bytes % size != 0 || !(begin as usize).is_multiple_of(std::mem::align_of::<TransferOpDesc>()) {
         return None;
     }
     // SAFETY: [begin, end) is the vector's storage of `bytes / size` elements.
