@@ -53,12 +53,23 @@ const TCP_ESTABLISHED: u8 = 1;
 
 /// Connected sockets of this process whose local port is `port` (peers linked to a listener
 /// on it).
-pub fn established_connections(port: u16) -> Result<usize, String> {
-    let dir = std::fs::read_dir("/proc/self/fd").map_err(|e| format!("/proc/self/fd: {e}"))?;
+pub fn established_connections(port: u16) -> Result<usize, FdListError> {
+    let dir = std::fs::read_dir("/proc/self/fd")?;
     Ok(dir
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|fd| connected_on_port(*fd, port))
         .count())
+}
+
+/// This process's file descriptors could not be listed.
+#[derive(Debug, thiserror::Error)]
+#[error("/proc/self/fd: {0}")]
+pub struct FdListError(#[from] std::io::Error);
+
+/// Peers linked to the engine named `name` (`ip:port`): connections accepted on its port; 0
+/// when the name has no port or the connections cannot be counted.
+pub fn engine_peers(name: &str) -> usize {
+    engine_port(name).and_then(|p| established_connections(p).ok()).unwrap_or(0)
 }
 
 /// The port of a HIXL engine name `ip:port` (`[v6]:port` too); `None` without one.
@@ -76,20 +87,20 @@ mod tests {
     fn counts_the_connections_a_listener_accepted() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        assert_eq!(established_connections(port), Ok(0), "the listener itself is not connected");
+        assert_eq!(established_connections(port).unwrap(), 0, "the listener itself is not connected");
         let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
         let (accepted, _) = listener.accept().unwrap();
         // The accepted socket has the local port; the client's side has another one.
-        assert_eq!(established_connections(port), Ok(1));
+        assert_eq!(established_connections(port).unwrap(), 1);
         let client_port = client.local_addr().unwrap().port();
-        assert_eq!(established_connections(client_port), Ok(1));
+        assert_eq!(established_connections(client_port).unwrap(), 1);
         // The peer closed: the accepted socket is in CLOSE_WAIT, no link any more.
         drop(client);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while established_connections(port) != Ok(0) && std::time::Instant::now() < deadline {
+        while established_connections(port).unwrap() != 0 && std::time::Instant::now() < deadline {
             std::thread::yield_now();
         }
-        assert_eq!(established_connections(port), Ok(0));
+        assert_eq!(established_connections(port).unwrap(), 0);
         drop(accepted);
     }
 

@@ -179,10 +179,7 @@ pub unsafe fn cs_reg_mem(
             let peers = match side {
                 CsSide::Server => {
                     let key = state::read(|s| s.hixl.servers.get(&(h as usize)).and_then(|e| e.key.clone()));
-                    key.as_deref()
-                        .and_then(crate::platform::net::engine_port)
-                        .and_then(|p| crate::platform::net::established_connections(p).ok())
-                        .unwrap_or(0)
+                    key.as_deref().map_or(0, crate::platform::net::engine_peers)
                 }
                 CsSide::Client => 0,
             };

@@ -191,7 +191,7 @@ fn links_of(s: &crate::state::State, this: usize, i: &Instance, tcp_peers: usize
 /// registrations and deregistrations, never on the transfer path.
 fn tcp_peers(this: usize) -> usize {
     let name = state::read(|s| s.hixl.instances.get(&this).and_then(|i| i.local_engine.clone()));
-    name.as_deref().and_then(net::engine_port).and_then(|p| net::established_connections(p).ok()).unwrap_or(0)
+    name.as_deref().map_or(0, net::engine_peers)
 }
 
 /// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
