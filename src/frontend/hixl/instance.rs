@@ -78,7 +78,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                 Some(pairs) => {
                     let mut opts = rules::parse_options(&pairs);
                     if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
-                        match read_small_file(&path) {
+                        match crate::platform::files::read_small(&path, LOCAL_COMM_RES_MAX) {
                             Ok(text) => opts.set_local_comm_res_from_file(&text),
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
@@ -193,6 +193,9 @@ fn tcp_peers(this: usize) -> usize {
     let name = state::read(|s| s.hixl.instances.get(&this).and_then(|i| i.local_engine.clone()));
     name.as_deref().map_or(0, net::engine_peers)
 }
+
+/// The largest `local_comm_res_path` file HIXL reads (1 MiB).
+const LOCAL_COMM_RES_MAX: u64 = 1 << 20;
 
 /// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
 ///

@@ -296,19 +296,6 @@ fn reject_or(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Resu
     }
 }
 
-/// The text of a file of at most 1 MiB (the limit HIXL applies to `local_comm_res_path`).
-fn read_small_file(path: &str) -> Result<String, String> {
-    use std::io::Read;
-    const MAX: u64 = 1 << 20;
-    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut text = String::new();
-    f.take(MAX + 1).read_to_string(&mut text).map_err(|e| e.to_string())?;
-    if text.len() as u64 > MAX {
-        return Err("larger than 1 MiB".into());
-    }
-    Ok(text)
-}
-
 /// The memory facts of a registration that do not depend on the instance.
 struct MemFacts {
     by_malloc_host: bool,
