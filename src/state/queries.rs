@@ -25,10 +25,12 @@ const VERSION_STR_LEN: usize = 128;
 pub fn soc_name() -> Option<String> {
     // SAFETY: prototype from the vendor's documented interface; the result is a NUL-terminated static string.
     let f = unsafe { GET_SOC_NAME.get_fn::<GetSocNameFn>() }?;
+    // SAFETY: no arguments; the vendor returns a static string or NULL.
     let p = unsafe { f() };
     if p.is_null() {
         return None;
     }
+    // SAFETY: not NULL, and NUL-terminated by the vendor's contract.
     let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().trim().to_string();
     (!s.is_empty()).then_some(s)
 }
@@ -53,24 +55,34 @@ pub fn current_context() -> Option<Option<usize>> {
     Some((rc == code::SUCCESS && !ctx.is_null()).then_some(ctx as usize))
 }
 
+/// Why the vendor gave no driver version.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DriverVersionQueryError {
+    #[error("aclsysGetVersionStr not found")]
+    NotFound,
+    #[error("aclsysGetVersionStr(\"driver\") returned {0}")]
+    Failed(i32),
+    #[error("aclsysGetVersionStr(\"driver\") gave an empty version")]
+    Empty,
+}
+
 /// The driver (HDK) version the vendor reports (`aclsysGetVersionStr("driver", buf)`), or
 /// why there is none.
-pub fn driver_version() -> Result<String, String> {
+pub fn driver_version() -> Result<String, DriverVersionQueryError> {
     // SAFETY: prototype from the vendor's documented interface.
-    let f = unsafe { GET_VERSION_STR.get_fn::<GetVersionStrFn>() }
-        .ok_or_else(|| "aclsysGetVersionStr not found".to_string())?;
+    let f = unsafe { GET_VERSION_STR.get_fn::<GetVersionStrFn>() }.ok_or(DriverVersionQueryError::NotFound)?;
     let mut name = *b"driver\0";
     let mut buf = [0u8; VERSION_STR_LEN + 1];
     // SAFETY: `name` is NUL-terminated; `buf` holds the documented 128 bytes plus a NUL the
     // vendor never writes, so the text is terminated whatever it writes.
     let rc = unsafe { f(name.as_mut_ptr().cast(), buf.as_mut_ptr().cast()) };
     if rc != code::SUCCESS {
-        return Err(format!("aclsysGetVersionStr(\"driver\") returned {rc}"));
+        return Err(DriverVersionQueryError::Failed(rc));
     }
     let n = buf.iter().position(|&b| b == 0).unwrap_or(VERSION_STR_LEN);
     let text = String::from_utf8_lossy(&buf[..n]).trim().to_string();
     if text.is_empty() {
-        Err("aclsysGetVersionStr(\"driver\") gave an empty version".into())
+        Err(DriverVersionQueryError::Empty)
     } else {
         Ok(text)
     }
