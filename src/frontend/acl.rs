@@ -55,9 +55,15 @@ fn reg_args_text(a: &RegArgs) -> String {
     }
 }
 
-/// Everything regcheck finds about a host registration, without deciding or logging.
-/// Also returns the current device (-1 when unknown).
+/// Everything regcheck finds about a host registration, without deciding or logging, in the
+/// order the vendor's layers would meet them. Also returns the current device (-1 when unknown).
 pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
+    let (mut findings, device) = unordered_register_findings(rt, a);
+    findings.sort_by_key(|f| rules::vendor_layer(f.rule));
+    (findings, device)
+}
+
+fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let call = a.call.name();
     let mut findings = rules::check_args(a, rt.page_size, rt.config.large_bytes);
     match rules::check_product(call, rt.soc().as_deref()) {
@@ -81,14 +87,10 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     }
     findings.extend(rules::check_context(context.map(|c| c.is_some())));
     let device = queries::device().unwrap_or(-1);
-    let Some((start, end)) = a.range() else {
-        findings.sort_by_key(|f| rules::vendor_layer(f.rule));
-        return (findings, device);
-    };
+    let Some((start, end)) = a.range() else { return (findings, device) };
     if let Some(f) = crate::rules::address::check_acl(a, crate::platform::address::user_space_top()) {
         if rt.action(f.rule) != crate::rules::Action::Off {
             findings.push(f);
-            findings.sort_by_key(|f| rules::vendor_layer(f.rule));
             return (findings, device); // nothing of the process is there: no memory-map query
         }
     }
@@ -123,7 +125,6 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     }
     let existing = state::read(|s| s.host_regs.overlapping(device, start, end).copied());
     findings.extend(rules::check_overlap(device, existing.as_ref()));
-    findings.sort_by_key(|f| rules::vendor_layer(f.rule));
     (findings, device)
 }
 
