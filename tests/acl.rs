@@ -1008,5 +1008,5 @@ fn every_launcher_option_end_to_end() {
     let o = Run::new(&rc.runner).arg("--version").run();
     assert!(o.status.success() && o.stdout.contains(env!("CARGO_PKG_VERSION")), "{}", o.dump());
     let o = Run::new(&rc.runner).arg("--help").run();
-    assert!(o.status.success() && o.stdout.contains("usage: regcheck-run"), "{}", o.dump());
+    assert!(o.status.success() && o.stdout.contains("Usage: regcheck-run"), "{}", o.dump());
 }
