@@ -102,6 +102,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
     ("REGCHECK_TEST_ALLOW_SKIP", "test suite only: tests allowed to skip when the machine lacks what they need"),
+    ("REGCHECK_TEST_MEMMAP", "test and benchmark only: maps reads /proc/self/maps as on kernels before 6.11"),
 ];
 
 /// The only variables honoured in a secure-execution process (set-user-ID, set-group-ID, file
@@ -151,6 +152,8 @@ pub struct Config {
     /// Exit status to force at exit when error-level findings occurred.
     pub error_exitcode: Option<i32>,
     pub test_panic: TestPanic,
+    /// `REGCHECK_TEST_MEMMAP=maps`: never use the `PROCMAP_QUERY` ioctl.
+    pub test_memmap_text: bool,
 }
 
 impl Default for Config {
@@ -174,6 +177,7 @@ impl Default for Config {
             max_repeats: DEFAULT_MAX_REPEATS,
             error_exitcode: None,
             test_panic: TestPanic::None,
+            test_memmap_text: false,
         }
     }
 }
@@ -335,6 +339,11 @@ impl Config {
                         }
                     }
                 }
+                "REGCHECK_TEST_MEMMAP" => match v.trim() {
+                    "maps" => c.test_memmap_text = true,
+                    "" | "auto" => c.test_memmap_text = false,
+                    _ => warnings.push(format!("REGCHECK_TEST_MEMMAP={v:?} is not maps or auto; ignored")),
+                },
                 "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" => {}
                 other => {
                     let hint = VARIABLES
@@ -421,8 +430,10 @@ mod tests {
             ("REGCHECK_HDK_VERSION", "25.5.0"),
             ("REGCHECK_SOC_NAME", "Ascend910B1"),
             ("REGCHECK_TEST_PANIC", "check"),
+            ("REGCHECK_TEST_MEMMAP", "maps"),
         ]);
         assert!(w.is_empty(), "{w:?}");
+        assert!(c.test_memmap_text);
         assert_eq!(c.mode, Mode::Report);
         let a = c.actions();
         assert_eq!(a[RuleId::AclHostregNull.index()], Action::Warn);

@@ -136,6 +136,12 @@ pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Sourc
     Ok(RangeView { mappings, gaps })
 }
 
+/// Never use `PROCMAP_QUERY` from now on: [`Source::Auto`] reads `/proc/self/maps`, as on
+/// kernels before 6.11 (`REGCHECK_TEST_MEMMAP=maps`, for tests and the benchmark).
+pub fn force_text_fallback() {
+    IOCTL_UNSUPPORTED.store(true, Ordering::Relaxed);
+}
+
 /// Whether the kernel supports `PROCMAP_QUERY` (probes once with a query of address 0
 /// unless an earlier query already found it missing).
 pub fn procmap_query_available() -> bool {

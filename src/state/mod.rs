@@ -223,6 +223,9 @@ impl Runtime {
             set[id.index()].store(true, Ordering::Relaxed);
         }
         let page_size = crate::platform::page_size();
+        if config.test_memmap_text {
+            crate::platform::memmap::force_text_fallback();
+        }
         // SAFETY: the fork handlers only lock/unlock regcheck's own mutex; the exit handlers
         // print and may end the process with the status REGCHECK_ERROR_EXITCODE asks for.
         unsafe {

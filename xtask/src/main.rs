@@ -3,9 +3,11 @@
 //! * `demo`: the README's main job (build, then run examples-c's demo bare and under regcheck);
 //! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
-//! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`.
+//! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
+//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance").
 
 mod artifacts;
+mod bench;
 mod demo;
 mod install;
 mod mutants;
@@ -36,6 +38,11 @@ tasks:
                            mutation testing of src/rules and src/state: `cargo mutants` (installed
                            with `cargo install --locked cargo-mutants` when missing, saying so,
                            unless --no-install) with the unit tests; ARGS go to cargo mutants
+  bench [--short] [--rounds N]
+                           measure what regcheck adds to each call through the C ABI: a driver
+                           program run bare and under LD_PRELOAD, against a stand-in vendor and
+                           the simulator; prints the table of the README's Performance section
+                           (--short: one quick round, only checks that it runs)
   help                     print this text
 ";
 
@@ -71,6 +78,7 @@ fn run(args: &[String]) -> Result<i32> {
         }
         "test" => testcmd::run(rest),
         "mutants" => mutants::run(rest),
+        "bench" => bench::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)

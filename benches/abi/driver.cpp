@@ -1,0 +1,274 @@
+// The benchmark driver of `cargo xtask bench`: calls the vendor's functions through the C ABI,
+// exactly as an application does, and prints one `name value` line per figure. xtask runs it
+// bare and under LD_PRELOAD=libregcheck.so, against a stand-in vendor and the simulator, and
+// subtracts. Every figure is the minimum, over several batches, of a batch's mean time per
+// call, in nanoseconds.
+//
+//   driver time N [quick]          mlock+munlock of 2 MiB, register+unregister of 2 MiB,
+//                                  aclrtHostGetDevicePointer, TransferSync (64 ops and 1 op),
+//                                  with N live ACL registrations and min(N, 4000) per HIXL side
+//   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
+//                                  with M extra mappings below the buffer
+//   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
+//                                  devptr, xfer64, xfer1), untimed: for counting system calls
+//   driver mem N                   heap and resident bytes per live ACL registration, N of them
+#include <malloc.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "hixl/hixl.h"
+
+namespace {
+
+constexpr size_t kTwoMiB = 2u << 20;
+constexpr size_t kPage = 4096;
+constexpr size_t kHixlMax = 4000;
+constexpr int kOps = 64;
+
+bool quick = false;
+
+[[noreturn]] void die(const char *what, long code) {
+  std::fprintf(stderr, "driver: %s failed (%ld)\n", what, code);
+  std::exit(1);
+}
+
+void check(const char *what, long rc) {
+  if (rc != 0) die(what, rc);
+}
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// The minimum over `batches` of the mean ns per iteration of `body(i)` run `batch` times.
+template <typename F>
+double measure(int batch, int batches, F body) {
+  if (quick) {
+    batch = std::max(1, batch / 20);
+    batches = 2;
+  }
+  for (int i = 0; i < batch; i++) body(i);  // warm-up
+  double best = 1e300;
+  for (int b = 0; b < batches; b++) {
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < batch; i++) body(i);
+    double per = double(now_ns() - t0) / batch;
+    best = std::min(best, per);
+  }
+  return best;
+}
+
+void *map_anon(size_t size) {
+  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) die("mmap", size);
+  return p;
+}
+
+uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+uint64_t next_random() {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+void init_acl() {
+  check("aclInit", aclInit(nullptr));
+  check("aclrtSetDevice", aclrtSetDevice(0));
+}
+
+// The 2 MiB buffer of the anchor and of register+unregister, its pages present.
+char *two_mib_buffer() {
+  char *buf = static_cast<char *>(map_anon(kTwoMiB));
+  std::memset(buf, 1, kTwoMiB);
+  return buf;
+}
+
+double time_mlock(char *buf) {
+  return measure(200, 15, [&](int) {
+    check("mlock", mlock(buf, kTwoMiB));
+    check("munlock", munlock(buf, kTwoMiB));
+  });
+}
+
+void reg_unreg(char *buf) {
+  check("aclrtHostRegisterV2", aclrtHostRegisterV2(buf, kTwoMiB, ACL_HOST_REG_MAPPED));
+  check("aclrtHostUnregister", aclrtHostUnregister(buf));
+}
+
+double time_reg_unreg(char *buf) {
+  return measure(200, 15, [&](int) { reg_unreg(buf); });
+}
+
+// N live 4 KiB MAPPED registrations in one mapping, and pointers into them in random order.
+struct AclRegs {
+  char *base = nullptr;
+  std::vector<void *> probes;
+};
+
+AclRegs register_acl(size_t n) {
+  AclRegs r;
+  if (n == 0) return r;
+  r.base = static_cast<char *>(map_anon(n * kPage));
+  for (size_t i = 0; i < n; i++) {
+    check("aclrtHostRegisterV2 (set-up)", aclrtHostRegisterV2(r.base + i * kPage, kPage, ACL_HOST_REG_MAPPED));
+  }
+  for (int i = 0; i < 4096; i++) r.probes.push_back(r.base + (next_random() % n) * kPage + (next_random() % kPage));
+  return r;
+}
+
+void devptr(const AclRegs &r, int i) {
+  void *dev = nullptr;
+  check("aclrtHostGetDevicePointer", aclrtHostGetDevicePointer(r.probes[i & 4095], &dev, 0));
+}
+
+// Two HIXL engines in this process, `n` registrations each of aclrtMallocHost memory, the
+// first linked to the second, and transfer lists of 64 ops and of 1 op.
+struct HixlPair {
+  hixl::Hixl a, b;
+  std::vector<std::vector<hixl::TransferOpDesc>> lists64, lists1;
+  hixl::AscendString remote{"bench_b"};
+};
+
+void setup_hixl(HixlPair &h, size_t n) {
+  std::map<hixl::AscendString, hixl::AscendString> options;
+  check("Hixl::Initialize", h.a.Initialize(hixl::AscendString("bench_a"), options));
+  check("Hixl::Initialize", h.b.Initialize(hixl::AscendString("bench_b"), options));
+  std::vector<uintptr_t> base(2);
+  hixl::Hixl *side[2] = {&h.a, &h.b};
+  for (int s = 0; s < 2; s++) {
+    void *p = nullptr;
+    check("aclrtMallocHost", aclrtMallocHost(&p, n * kPage));
+    base[s] = reinterpret_cast<uintptr_t>(p);
+    for (size_t i = 0; i < n; i++) {
+      hixl::MemDesc mem{};
+      mem.addr = base[s] + i * kPage;
+      mem.len = kPage;
+      hixl::MemHandle handle = nullptr;
+      check("Hixl::RegisterMem", side[s]->RegisterMem(mem, hixl::MEM_HOST, handle));
+    }
+  }
+  check("Hixl::Connect", h.a.Connect(h.remote, 1000));
+  auto op = [&]() {
+    return hixl::TransferOpDesc{base[0] + (next_random() % n) * kPage + 64 * (next_random() % 32),
+                                base[1] + (next_random() % n) * kPage + 64 * (next_random() % 32), 64};
+  };
+  for (int l = 0; l < 64; l++) {
+    std::vector<hixl::TransferOpDesc> ops;
+    for (int k = 0; k < kOps; k++) ops.push_back(op());
+    h.lists64.push_back(ops);
+    h.lists1.push_back({op()});
+  }
+}
+
+void transfer(HixlPair &h, const std::vector<hixl::TransferOpDesc> &ops) {
+  check("Hixl::TransferSync", h.a.TransferSync(h.remote, hixl::WRITE, ops, 1000));
+}
+
+void print(const char *name, double v) { std::printf("%s %.1f\n", name, v); }
+
+int cmd_time(size_t n) {
+  init_acl();
+  char *buf = two_mib_buffer();
+  AclRegs regs = register_acl(n);
+  HixlPair h;
+  setup_hixl(h, std::min(n, kHixlMax));
+  print("mlock", time_mlock(buf));
+  print("regunreg", time_reg_unreg(buf));
+  if (n > 0) print("devptr", measure(20000, 15, [&](int i) { devptr(regs, i); }));
+  print("xfer64", measure(200, 15, [&](int i) { transfer(h, h.lists64[i & 63]); }) / kOps);
+  print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));
+  return 0;
+}
+
+int cmd_maps(size_t m) {
+  init_acl();
+  // The buffer first: mmap places later mappings below it, so a reader of /proc/self/maps
+  // passes all of them before it reaches the buffer.
+  char *buf = two_mib_buffer();
+  for (size_t i = 0; i < m; i++) {
+    // Alternate the protection so that neighbours never merge into one mapping.
+    int prot = (i % 2) ? PROT_READ : PROT_READ | PROT_WRITE;
+    if (mmap(nullptr, kPage, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) die("mmap", i);
+  }
+  print("maps_mlock", time_mlock(buf));
+  print("maps_regunreg", time_reg_unreg(buf));
+  return 0;
+}
+
+int cmd_count(const std::string &what, size_t n, long iters) {
+  init_acl();
+  char *buf = two_mib_buffer();
+  AclRegs regs = register_acl(n);
+  HixlPair h;
+  setup_hixl(h, std::min(n, kHixlMax));
+  for (long i = 0; i < iters; i++) {
+    if (what == "regunreg") {
+      reg_unreg(buf);
+    } else if (what == "devptr") {
+      devptr(regs, int(i));
+    } else if (what == "xfer64") {
+      transfer(h, h.lists64[i & 63]);
+    } else if (what == "xfer1") {
+      transfer(h, h.lists1[i & 63]);
+    } else {
+      die("unknown count target", 0);
+    }
+  }
+  return 0;
+}
+
+// Bytes the process's allocator hands out (small blocks and mmapped ones).
+double heap_bytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return double(mi.uordblks) + double(mi.hblkhd);
+}
+
+double rss_bytes() {
+  long size = 0, resident = 0;
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr || std::fscanf(f, "%ld %ld", &size, &resident) != 2) die("reading /proc/self/statm", 0);
+  std::fclose(f);
+  return double(resident) * double(sysconf(_SC_PAGESIZE));
+}
+
+int cmd_mem(size_t n) {
+  init_acl();
+  char *buf = two_mib_buffer();
+  reg_unreg(buf);  // whatever regcheck sets up once is not per registration
+  char *base = static_cast<char *>(map_anon(n * kPage));
+  double heap0 = heap_bytes(), rss0 = rss_bytes();
+  for (size_t i = 0; i < n; i++) {
+    check("aclrtHostRegisterV2", aclrtHostRegisterV2(base + i * kPage, kPage, ACL_HOST_REG_MAPPED));
+  }
+  print("mem_heap", (heap_bytes() - heap0) / double(n));
+  print("mem_rss", (rss_bytes() - rss0) / double(n));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  quick = std::find(args.begin(), args.end(), "quick") != args.end();
+  auto num = [&](size_t i) -> long { return i < args.size() ? std::atol(args[i].c_str()) : 0; };
+  if (args.size() >= 2 && args[0] == "time") return cmd_time(size_t(num(1)));
+  if (args.size() >= 2 && args[0] == "maps") return cmd_maps(size_t(num(1)));
+  if (args.size() >= 4 && args[0] == "count") return cmd_count(args[1], size_t(num(2)), num(3));
+  if (args.size() >= 2 && args[0] == "mem") return cmd_mem(size_t(num(1)));
+  std::fprintf(stderr, "usage: driver time N [quick] | maps M [quick] | count WHAT N ITERS | mem N\n");
+  return 2;
+}
