@@ -586,6 +586,22 @@ fn fork_child_has_usable_state_and_the_parents_registrations() {
 }
 
 #[test]
+fn after_fork_the_child_reads_its_own_memory_map() {
+    // The parent's registration opens regcheck's descriptor of /proc/self/maps; the child
+    // unmaps a page the parent keeps: its registration is judged on the child's map.
+    for mode in MODES {
+        let o = run_in(mode, "fork_map", &[]);
+        let c = codes(&o);
+        let get = |l: &str| c.iter().find(|(k, _)| k == l).map(|(_, v)| *v);
+        assert_eq!(get("register"), Some(0), "{}", o.dump());
+        assert_eq!(get("child_unmapped"), Some(100000), "{}", o.dump());
+        assert!(o.stderr.contains("[ACL-HOSTREG-UNMAPPED]"), "regcheck, not the vendor, rejects it: {}", o.dump());
+        assert_eq!(value(&o, "child_exit"), Some(0), "{}", o.dump());
+        assert_eq!(get("parent_mapped"), Some(0), "the parent's map still has the page: {}", o.dump());
+    }
+}
+
+#[test]
 fn a_panic_inside_regcheck_forwards_the_call() {
     // A panic while checking: the (bad) call reaches the vendor unchecked.
     // A panic while recording: the (good) call's result is returned unchanged.

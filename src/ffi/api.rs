@@ -485,8 +485,8 @@ pub unsafe extern "C" fn regcheck_environment_get(out: *mut regcheck_environment
         }
         copy_str(&mut env.pageable_kernel_max, &rt.kernel.threshold_text());
         if let Some(soc) = rt.soc() {
-            copy_str(&mut env.soc_name, &soc);
-            env.product = products::family(&soc).into();
+            copy_str(&mut env.soc_name, soc);
+            env.product = products::family(soc).into();
         }
         let hdk = rt.hdk();
         if let Some(t) = &hdk.text {

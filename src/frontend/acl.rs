@@ -66,7 +66,7 @@ pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
 fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let call = a.call.name();
     let mut findings = rules::check_args(a, rt.page_size, rt.config.large_bytes);
-    match rules::check_product(call, rt.soc().as_deref()) {
+    match rules::check_product(call, rt.soc()) {
         ProductVerdict::Supported => {}
         ProductVerdict::Unsupported(f) => findings.push(f),
         ProductVerdict::Conflict(why) => rt.note_once("product-conflict", log::Level::Warn, || {
@@ -130,6 +130,9 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
 
 fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
     let (findings, device) = register_findings(rt, &a);
+    if findings.is_empty() {
+        return Ok((a, device));
+    }
     match decide(rt, a.call.name(), &reg_args_text(&a), &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok((a, device)),
@@ -196,6 +199,9 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 state::read(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
             let findings: Vec<Finding> =
                 rules::check_unregister(p, device, exact, containing.as_ref()).into_iter().collect();
+            if findings.is_empty() {
+                return Ok(device);
+            }
             match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(device),
@@ -273,6 +279,9 @@ pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
                 s.host_regs.intersecting_any_device(p, p.saturating_add(len))
             });
             let findings: Vec<Finding> = rules::check_free_host(p, &live).into_iter().collect();
+            if findings.is_empty() {
+                return Ok(());
+            }
             match decide(rt, "aclrtFreeHost", &format!("hostPtr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),

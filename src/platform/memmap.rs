@@ -9,8 +9,11 @@
 //!   that intersect it (used when the ioctl is unsupported; the verdict is cached);
 //! * `/proc/self/smaps` when the lock state is wanted (`VmFlags: ... lo ...`).
 //!
-//! The file is opened per query on purpose: an fd of `/proc/self/maps` describes the process
-//! that opened it, so a cached one would describe the parent after `fork`.
+//! The ioctl goes to one descriptor of `/proc/self/maps` kept open for the life of the
+//! process (a registration costs one system call, not three). A descriptor describes the
+//! process that opened it, so the `fork` child handler closes it (a `pthread_atfork` child handler) and
+//! the child opens its own. It is moved to a high number, out of the way of the application's
+//! descriptor reuse, and a failure on it (closed behind regcheck's back) reopens it once.
 //!
 //! Text parsers ([`parse_maps_line`], [`parse_maps`], [`parse_smaps`]) and the name
 //! classification ([`classify`]) are pure. The live queries refine the pure classification
@@ -24,7 +27,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::os::fd::AsRawFd;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// What backs a mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -443,6 +446,9 @@ impl Live {
 /// `MAP_STACK` did not prevent it), and a buffer in the rest of that mapping is not a stack.
 fn mark_stack(mappings: Vec<Mapping>, stack: Option<(usize, usize)>) -> Vec<Mapping> {
     let Some((lo, hi)) = stack else { return mappings };
+    if !mappings.iter().any(|m| m.end > lo && m.start < hi && m.backing != Backing::Stack) {
+        return mappings;
+    }
     let mut out = Vec::with_capacity(mappings.len() + 2);
     for m in mappings {
         if m.end <= lo || m.start >= hi || m.backing == Backing::Stack {
@@ -593,12 +599,66 @@ fn is_unsupported(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL))
 }
 
-/// Walk the mappings of `[start, end)` with one PROCMAP_QUERY ioctl per mapping.
+/// The process's `/proc/self/maps` descriptor for PROCMAP_QUERY, or -1 before the first query
+/// (and in a `fork` child until its first query).
+static MAPS_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Descriptors below this are left to the application (`open` returns the lowest free one,
+/// so a high number is rarely reused after the application closes it behind regcheck's back).
+const HIGH_FD: libc::c_int = 512;
+
+/// The kept-open descriptor, opened on first use. `fresh`: close the current one and open
+/// another (after a failure on it).
+fn maps_fd(fresh: bool) -> io::Result<i32> {
+    let fd = MAPS_FD.load(Ordering::Acquire);
+    if fd >= 0 && !fresh {
+        return Ok(fd);
+    }
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: the handler only closes regcheck's own descriptor.
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(after_fork_in_child));
+    });
+    let file = File::open("/proc/self/maps")?;
+    // SAFETY: F_DUPFD_CLOEXEC duplicates a descriptor we own; on failure we keep the original.
+    let high = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, HIGH_FD) };
+    let new = if high >= 0 { high } else { std::os::fd::IntoRawFd::into_raw_fd(file) };
+    // `file` (when duplicated) is closed here; `new` is owned by MAPS_FD from now on.
+    match MAPS_FD.compare_exchange(fd, new, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(new),
+        Err(current) => {
+            // Another thread installed one meanwhile: use it.
+            // SAFETY: `new` is ours and was never published.
+            unsafe { libc::close(new) };
+            Ok(current)
+        }
+    }
+}
+
+/// The `fork` child handler (only the forking thread exists in the child): the inherited
+/// descriptor describes the parent; close it so that the child opens its own. Async-signal-safe.
+extern "C" fn after_fork_in_child() {
+    let fd = MAPS_FD.swap(-1, Ordering::AcqRel);
+    if fd >= 0 {
+        // SAFETY: the descriptor was regcheck's own; no other thread can be using it.
+        unsafe { libc::close(fd) };
+    }
+}
+
+/// Walk the mappings of `[start, end)` with one PROCMAP_QUERY ioctl per mapping, on the
+/// kept-open descriptor; a failure on it is retried once on a freshly opened one.
 fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result<Vec<Mapping>> {
+    match procmap_query_on(maps_fd(false)?, start, end, live) {
+        Err(e) if e.raw_os_error() == Some(libc::EBADF) || is_unsupported(&e) => {
+            procmap_query_on(maps_fd(true)?, start, end, live)
+        }
+        r => r,
+    }
+}
+
+fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Result<Vec<Mapping>> {
     // PATH_MAX: the kernel never returns a longer name (d_path fails instead).
     let mut name = [0u8; 4096];
-    let file = File::open("/proc/self/maps")?;
-    let fd = file.as_raw_fd();
     let mut out = Vec::new();
     let mut addr = start;
     while addr < end {

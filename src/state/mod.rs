@@ -1,7 +1,8 @@
 //! Per-process state: the lazily created [`Runtime`] (configuration, rule actions, detected
-//! environment) and the [`State`] of registrations and allocations behind one mutex.
+//! environment) and the [`State`] of registrations and allocations behind one reader-writer
+//! lock, sharded by thread.
 //!
-//! Nothing here runs at load time. The mutex is never held while the vendor runs, and a
+//! Nothing here runs at load time. The lock is never held while the vendor runs, and a
 //! `pthread_atfork` handler makes sure a child process starts with it usable and with the
 //! parent's registrations.
 
@@ -12,7 +13,9 @@ pub mod registry;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use crossbeam_utils::sync::{ShardedLock, ShardedLockWriteGuard};
 
 use crate::config::{Config, Mode};
 use crate::platform::hdk::HdkVersion;
@@ -40,7 +43,10 @@ pub struct State {
     pub device_refs: std::collections::HashMap<i32, u32>,
 }
 
-static STATE: LazyLock<RwLock<State>> = LazyLock::new(|| RwLock::new(State::default()));
+/// A reader-writer lock sharded by thread: a read locks only the calling thread's shard (its
+/// own cache line), so look-ups on hot paths from many threads do not contend; a write locks
+/// every shard.
+static STATE: LazyLock<ShardedLock<State>> = LazyLock::new(|| ShardedLock::new(State::default()));
 
 /// Run `f` with the state locked for writing. Never call the vendor inside `f`.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
@@ -61,8 +67,7 @@ struct ForkLocks {
     _stderr: std::io::StderrLock<'static>,
     _log_file: Option<MutexGuard<'static, std::fs::File>>,
     _noted: Option<MutexGuard<'static, HashSet<String>>>,
-    _soc: Option<MutexGuard<'static, Option<String>>>,
-    _state: RwLockWriteGuard<'static, State>,
+    _state: ShardedLockWriteGuard<'static, State>,
 }
 
 thread_local! {
@@ -78,11 +83,9 @@ extern "C" fn fork_prepare() {
     // (a thread that logs holds only the last two, and takes nothing while holding them).
     let state = STATE.write().unwrap_or_else(PoisonError::into_inner);
     let rt = runtime_if_ready();
-    let soc = rt.map(|rt| rt.soc.lock().unwrap_or_else(PoisonError::into_inner));
     let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
     let log_file = crate::report::lock_log_file();
-    let locks =
-        ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _soc: soc, _state: state };
+    let locks = ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _state: state };
     let _ = FORK_LOCKS.try_with(|g| *g.borrow_mut() = Some(locks));
 }
 
@@ -157,7 +160,8 @@ pub struct Runtime {
     set: Vec<AtomicBool>,
     pub page_size: usize,
     pub kernel: KernelFacts,
-    soc: Mutex<Option<String>>,
+    /// `REGCHECK_SOC_NAME`, else the vendor's answer once it gave one.
+    soc: OnceLock<String>,
     hdk: OnceLock<HdkFacts>,
     noted: Mutex<HashSet<String>>,
 }
@@ -243,7 +247,7 @@ impl Runtime {
             set,
             page_size,
             kernel,
-            soc: Mutex::new(config.soc_name.clone()),
+            soc: config.soc_name.clone().map(OnceLock::from).unwrap_or_default(),
             hdk: OnceLock::new(),
             noted: Mutex::new(HashSet::new()),
             config,
@@ -302,15 +306,18 @@ impl Runtime {
     }
 
     /// The SoC name: `REGCHECK_SOC_NAME`, else the vendor's `aclrtGetSocName()` (cached once
-    /// it answers; `None` while it cannot).
-    pub fn soc(&self) -> Option<String> {
-        if let Some(s) = self.soc.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+    /// it answers, so that later calls neither ask the vendor nor allocate; `None` while it
+    /// cannot). No lock is held while the vendor runs.
+    pub fn soc(&self) -> Option<&str> {
+        if let Some(s) = self.soc.get() {
             return Some(s);
         }
         let s = queries::soc_name()?;
-        log::info!(target: "regcheck", "SoC {s:?} (from aclrtGetSocName), product family {:?}", crate::rules::products::family(&s));
-        *self.soc.lock().unwrap_or_else(PoisonError::into_inner) = Some(s.clone());
-        Some(s)
+        if self.soc.set(s).is_ok() {
+            let s = self.soc.get().map_or("", String::as_str);
+            log::info!(target: "regcheck", "SoC {s:?} (from aclrtGetSocName), product family {:?}", crate::rules::products::family(s));
+        }
+        self.soc.get().map(String::as_str)
     }
 
     /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info, else

@@ -80,7 +80,12 @@ impl HostRegistry {
 
     /// The registration on `device` containing `addr`.
     pub fn containing(&self, device: i32, addr: usize) -> Option<&HostReg> {
-        self.regs.range((device, 0)..=(device, addr)).next_back().map(|(_, r)| r).filter(|r| r.contains(addr))
+        // One-sided: the B-tree descends for one bound only.
+        self.regs
+            .range(..=(device, addr))
+            .next_back()
+            .map(|(_, r)| r)
+            .filter(|r| r.device == device && r.contains(addr))
     }
 
     /// A registration on `device` overlapping `[start, end)`, if any.

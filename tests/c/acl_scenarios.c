@@ -399,6 +399,24 @@ int main(int argc, char **argv) {
         waitpid(pid, &status, 0);
         printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
         rc("parent_unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "fork_map")) {
+        /* regcheck reads the memory map of the process that calls: after fork, the child's. */
+        char *p = map_anon(PAGE, PROT_READ | PROT_WRITE);
+        char *q = map_anon(PAGE, PROT_READ | PROT_WRITE);
+        rc("register", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) die("fork");
+        if (pid == 0) {
+            if (munmap(q, PAGE) != 0) die("munmap");
+            rc("child_unmapped", aclrtHostRegisterV2(q, PAGE, ACL_HOST_REG_MAPPED));
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        rc("parent_mapped", aclrtHostRegisterV2(q, PAGE, ACL_HOST_REG_MAPPED));
     } else {
         fprintf(stderr, "acl_scenarios: unknown scenario %s\n", s);
         return 2;

@@ -174,7 +174,7 @@ pub unsafe fn cs_reg_mem(
             let a = RegArgs { api, addr, len: size, ty: i64::from(ty) };
             let tag = c_string(tag);
             let mf = mem_facts(rt, &a);
-            let product = ProductClass::from_soc(rt.soc().as_deref());
+            let product = ProductClass::from_soc(rt.soc());
             // A server's clients in other processes: connections accepted on its port.
             let peers = match side {
                 CsSide::Server => {

@@ -83,7 +83,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
                     }
-                    let choice = rules::select_engine(&opts, rt.soc().as_deref());
+                    let choice = rules::select_engine(&opts, rt.soc());
                     log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
                     (opts, Some(choice))
                 }
@@ -97,7 +97,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
             note_options(rt, &who, &opts);
             if let Some(choice) = &engine {
                 let mut findings = rules::check_options(&opts, choice);
-                match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc().as_deref()), &hdk_fact(rt)) {
+                match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc()), &hdk_fact(rt)) {
                     Ok(f) => findings.extend(f),
                     Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
                 }
@@ -215,7 +215,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let key = this as usize;
             let thread = thread_facts(key);
             let mf = mem_facts(rt, &a);
-            let product = ProductClass::from_soc(rt.soc().as_deref());
+            let product = ProductClass::from_soc(rt.soc());
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
             let peers = tcp_peers(key);
