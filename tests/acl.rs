@@ -297,11 +297,11 @@ fn pageable_memory_on_an_old_kernel() {
     .check();
 }
 
-#[test]
-fn what_backs_the_memory() {
+/// The memory-map rules, with the map read as `env` makes regcheck read it.
+fn what_backs_the_memory_with(env: &[(&str, &str)]) {
     Case {
         scenario: "unmapped",
-        env: &[],
+        env,
         codes: &[("register", 100000)],
         rule: Some("ACL-HOSTREG-UNMAPPED"),
         forwarded: (V2, 0),
@@ -309,17 +309,17 @@ fn what_backs_the_memory() {
     .check();
     Case {
         scenario: "file_backed",
-        env: &[],
+        env,
         codes: &[("register", 100000)],
         rule: Some("ACL-HOSTREG-FILE-BACKED"),
         forwarded: (V2, 0),
     }
     .check();
-    Case { scenario: "memfd", env: &[], codes: &[("register", 0), ("unregister", 0)], rule: None, forwarded: (V2, 1) }
+    Case { scenario: "memfd", env, codes: &[("register", 0), ("unregister", 0)], rule: None, forwarded: (V2, 1) }
         .check();
     Case {
         scenario: "stack",
-        env: &[],
+        env,
         codes: &[("register", 100000)],
         rule: Some("ACL-HOSTREG-STACK"),
         forwarded: (V2, 0),
@@ -327,14 +327,25 @@ fn what_backs_the_memory() {
     .check();
     Case {
         scenario: "readonly",
-        env: &[],
+        env,
         codes: &[("register", 100000)],
         rule: Some("ACL-HOSTREG-READONLY-MAPPING"),
         forwarded: (V2, 0),
     }
     .check();
+}
+
+#[test]
+fn what_backs_the_memory() {
+    what_backs_the_memory_with(&[]);
     // Bare, the driver says only 507899 for these.
     assert_eq!(codes(&bare("file_backed", &[])), vec![("register".to_string(), 507899)]);
+}
+
+#[test]
+fn what_backs_the_memory_from_the_maps_text() {
+    // As on kernels before 6.11: /proc/self/maps, and the kept copy of it.
+    what_backs_the_memory_with(&[("REGCHECK_TEST_MEMMAP", "maps")]);
 }
 
 #[test]

@@ -5,15 +5,13 @@
 //!
 //! * the `PROCMAP_QUERY` ioctl on `/proc/self/maps` (Linux 6.11+): one ioctl per mapping in
 //!   the range, no text parsing, no allocation beyond the result;
-//! * `/proc/self/maps`, read once and only up to the end of the range, parsing only the lines
-//!   that intersect it (used when the ioctl is unsupported; the verdict is cached);
+//! * `/proc/self/maps` when the ioctl is unsupported (the verdict is cached): the whole map is
+//!   kept and read again only when the process's mapped size changed or the kept map shows
+//!   something to object to (see `textcache`); `Source::Maps` reads only up to the range;
 //! * `/proc/self/smaps` when the lock state is wanted (`VmFlags: ... lo ...`).
 //!
-//! The ioctl goes to one descriptor of `/proc/self/maps` kept open for the life of the
-//! process (a registration costs one system call, not three). A descriptor describes the
-//! process that opened it, so the `fork` child handler closes it (a `pthread_atfork` child handler) and
-//! the child opens its own. It is moved to a high number, out of the way of the application's
-//! descriptor reuse, and a failure on it (closed behind regcheck's back) reopens it once.
+//! The ioctl goes to one descriptor of `/proc/self/maps` kept open ([`super::procfd`]): a
+//! registration costs one system call, not three; a forked child opens its own.
 //!
 //! Text parsers ([`parse_maps_line`], [`parse_maps`], [`parse_smaps`]) and the name
 //! classification ([`classify`]) are pure. The live queries refine the pure classification
@@ -25,9 +23,10 @@ use std::cell::Cell;
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
-use std::os::fd::AsRawFd;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod textcache;
 
 /// What backs a mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,9 +118,7 @@ pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Sourc
         match source {
             Source::Maps => scan_file("/proc/self/maps", start, end, false, &live)?,
             Source::ProcmapQuery => procmap_query(start, end, &live)?,
-            Source::Auto if IOCTL_UNSUPPORTED.load(Ordering::Relaxed) => {
-                scan_file("/proc/self/maps", start, end, false, &live)?
-            }
+            Source::Auto if IOCTL_UNSUPPORTED.load(Ordering::Relaxed) => textcache::query(start, end, &live)?,
             Source::Auto => match procmap_query(start, end, &live) {
                 Ok(m) => m,
                 Err(e) => {
@@ -129,7 +126,7 @@ pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Sourc
                         IOCTL_UNSUPPORTED.store(true, Ordering::Relaxed);
                     }
                     log::debug!("PROCMAP_QUERY failed ({e}); reading /proc/self/maps");
-                    scan_file("/proc/self/maps", start, end, false, &live)?
+                    textcache::query(start, end, &live)?
                 }
             },
         }
@@ -599,58 +596,13 @@ fn is_unsupported(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL))
 }
 
-/// The process's `/proc/self/maps` descriptor for PROCMAP_QUERY, or -1 before the first query
-/// (and in a `fork` child until its first query).
-static MAPS_FD: AtomicI32 = AtomicI32::new(-1);
-
-/// Descriptors below this are left to the application (`open` returns the lowest free one,
-/// so a high number is rarely reused after the application closes it behind regcheck's back).
-const HIGH_FD: libc::c_int = 512;
-
-/// The kept-open descriptor, opened on first use. `fresh`: close the current one and open
-/// another (after a failure on it).
-fn maps_fd(fresh: bool) -> io::Result<i32> {
-    let fd = MAPS_FD.load(Ordering::Acquire);
-    if fd >= 0 && !fresh {
-        return Ok(fd);
-    }
-    static AT_FORK: std::sync::Once = std::sync::Once::new();
-    // SAFETY: the handler only closes regcheck's own descriptor.
-    AT_FORK.call_once(|| unsafe {
-        libc::pthread_atfork(None, None, Some(after_fork_in_child));
-    });
-    let file = File::open("/proc/self/maps")?;
-    // SAFETY: F_DUPFD_CLOEXEC duplicates a descriptor we own; on failure we keep the original.
-    let high = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, HIGH_FD) };
-    let new = if high >= 0 { high } else { std::os::fd::IntoRawFd::into_raw_fd(file) };
-    // `file` (when duplicated) is closed here; `new` is owned by MAPS_FD from now on.
-    match MAPS_FD.compare_exchange(fd, new, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => Ok(new),
-        Err(current) => {
-            // Another thread installed one meanwhile: use it.
-            // SAFETY: `new` is ours and was never published.
-            unsafe { libc::close(new) };
-            Ok(current)
-        }
-    }
-}
-
-/// The `fork` child handler (only the forking thread exists in the child): the inherited
-/// descriptor describes the parent; close it so that the child opens its own. Async-signal-safe.
-extern "C" fn after_fork_in_child() {
-    let fd = MAPS_FD.swap(-1, Ordering::AcqRel);
-    if fd >= 0 {
-        // SAFETY: the descriptor was regcheck's own; no other thread can be using it.
-        unsafe { libc::close(fd) };
-    }
-}
-
 /// Walk the mappings of `[start, end)` with one PROCMAP_QUERY ioctl per mapping, on the
 /// kept-open descriptor; a failure on it is retried once on a freshly opened one.
 fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result<Vec<Mapping>> {
-    match procmap_query_on(maps_fd(false)?, start, end, live) {
+    let maps = &super::procfd::MAPS;
+    match procmap_query_on(maps.get(false)?, start, end, live) {
         Err(e) if e.raw_os_error() == Some(libc::EBADF) || is_unsupported(&e) => {
-            procmap_query_on(maps_fd(true)?, start, end, live)
+            procmap_query_on(maps.get(true)?, start, end, live)
         }
         r => r,
     }
@@ -716,6 +668,7 @@ fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
     use std::sync::Mutex;
 
     const MAPS: &str = "\

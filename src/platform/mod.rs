@@ -10,6 +10,7 @@ pub mod kernel;
 pub mod memlock;
 pub mod memmap;
 pub mod net;
+pub mod procfd;
 pub mod secure;
 
 /// The host page size, from `sysconf(_SC_PAGESIZE)` (4096 if the call fails).
