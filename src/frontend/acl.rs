@@ -79,14 +79,17 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
             "aclrtGetSocName() gave no SoC name (set REGCHECK_SOC_NAME); ACL-HOSTREG-PRODUCT skipped".to_string()
         }),
     }
-    let context = queries::current_context();
+    // One vendor query on the valid path: a thread with a current device has a current
+    // context (the vendor derives the device from it); only without one is the context asked.
+    let device = queries::device();
+    let context = if device.is_some() { Some(Some(0)) } else { queries::current_context() };
     if context.is_none() {
         rt.note_once("no-context-query", log::Level::Info, || {
             "the vendor's aclrtGetCurrentContext cannot be found; ACL-HOSTREG-NO-CONTEXT skipped".to_string()
         });
     }
     findings.extend(rules::check_context(context.map(|c| c.is_some())));
-    let device = queries::device().unwrap_or(-1);
+    let device = device.unwrap_or(-1);
     let Some((start, end)) = a.range() else { return (findings, device) };
     if let Some(f) = crate::rules::address::check_acl(a, crate::platform::address::user_space_top()) {
         if rt.action(f.rule) != crate::rules::Action::Off {

@@ -53,39 +53,57 @@ impl HostReg {
 /// rejects overlaps, and only successful registrations are recorded).
 #[derive(Debug, Default, Clone)]
 pub struct HostRegistry {
-    regs: BTreeMap<(i32, usize), HostReg>,
+    /// Per device (sorted by device): registrations by base address. A look-up compares
+    /// plain addresses, and a process has few devices.
+    devices: Vec<(i32, BTreeMap<usize, HostReg>)>,
+    len: usize,
 }
 
 impl HostRegistry {
+    fn device(&self, device: i32) -> Option<&BTreeMap<usize, HostReg>> {
+        self.devices.iter().find(|(d, _)| *d == device).map(|(_, m)| m)
+    }
+
     pub fn insert(&mut self, reg: HostReg) {
-        self.regs.insert((reg.device, reg.base), reg);
+        let i = match self.devices.binary_search_by_key(&reg.device, |(d, _)| *d) {
+            Ok(i) => i,
+            Err(i) => {
+                self.devices.insert(i, (reg.device, BTreeMap::new()));
+                i
+            }
+        };
+        if self.devices[i].1.insert(reg.base, reg).is_none() {
+            self.len += 1;
+        }
     }
 
     pub fn remove(&mut self, device: i32, base: usize) -> Option<HostReg> {
-        self.regs.remove(&(device, base))
+        let i = self.devices.iter().position(|(d, _)| *d == device)?;
+        let r = self.devices[i].1.remove(&base)?;
+        self.len -= 1;
+        if self.devices[i].1.is_empty() {
+            self.devices.remove(i);
+        }
+        Some(r)
     }
 
     pub fn len(&self) -> usize {
-        self.regs.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.regs.is_empty()
+        self.len == 0
     }
 
     /// The registration on `device` whose base is exactly `base`.
     pub fn exact(&self, device: i32, base: usize) -> Option<&HostReg> {
-        self.regs.get(&(device, base))
+        self.device(device)?.get(&base)
     }
 
     /// The registration on `device` containing `addr`.
     pub fn containing(&self, device: i32, addr: usize) -> Option<&HostReg> {
         // One-sided: the B-tree descends for one bound only.
-        self.regs
-            .range(..=(device, addr))
-            .next_back()
-            .map(|(_, r)| r)
-            .filter(|r| r.device == device && r.contains(addr))
+        self.device(device)?.range(..=addr).next_back().map(|(_, r)| r).filter(|r| r.contains(addr))
     }
 
     /// A registration on `device` overlapping `[start, end)`, if any.
@@ -93,31 +111,33 @@ impl HostRegistry {
         if end <= start {
             return None;
         }
-        self.regs.range((device, 0)..(device, end)).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
+        self.device(device)?.range(..end).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
     }
 
     /// Drop every registration of `device` (the vendor drops them when the device is reset).
     /// Returns how many were dropped.
     pub fn remove_device(&mut self, device: i32) -> usize {
-        let before = self.regs.len();
-        self.regs.retain(|(d, _), _| *d != device);
-        before - self.regs.len()
+        let Some(i) = self.devices.iter().position(|(d, _)| *d == device) else { return 0 };
+        let n = self.devices.remove(i).1.len();
+        self.len -= n;
+        n
     }
 
     /// Drop every registration (the vendor drops them at `aclFinalize`). Returns how many.
     pub fn clear(&mut self) -> usize {
-        let n = self.regs.len();
-        self.regs.clear();
+        let n = self.len;
+        *self = HostRegistry::default();
         n
     }
 
     /// Every registration, on any device, that intersects `[start, end)`.
     pub fn intersecting_any_device(&self, start: usize, end: usize) -> Vec<HostReg> {
-        self.regs.values().filter(|r| r.base < end && r.end() > start).copied().collect()
+        self.iter().filter(|r| r.base < end && r.end() > start).copied().collect()
     }
 
+    /// Every registration, by device, then address.
     pub fn iter(&self) -> impl Iterator<Item = &HostReg> {
-        self.regs.values()
+        self.devices.iter().flat_map(|(_, m)| m.values())
     }
 }
 
