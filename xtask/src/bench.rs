@@ -5,9 +5,9 @@
 //! `libcann_hixl.so`: every call returns at once) and the driver program
 //! (`benches/abi/driver.cpp`), then runs the driver bare and under `LD_PRELOAD=libregcheck.so`,
 //! alternately, several rounds, against the stand-in (regcheck's own cost) and against the
-//! simulator. Each figure is the median over rounds of the driver's per-run figure (itself
+//! simulator. Each figure is the fastest over rounds of the driver's per-run figure (itself
 //! the fastest of several batches); "added" is regcheck's run minus the bare run, and the
-//! anchor is `mlock`+`munlock` of 2 MiB measured in the same runs. System calls are counted
+//! anchor is `mlock`+`munlock` of 2 MiB measured in the same runs (the fastest of them). System calls are counted
 //! with `strace -f -c` (installed with apt-get when missing, saying so).
 //!
 //! `--short` (what CI runs) does one quick round of everything: it checks that the benchmark
@@ -60,25 +60,18 @@ struct Bench {
 /// Figures of one run: name -> ns (or bytes).
 type Figures = BTreeMap<String, f64>;
 
-/// The median over rounds of bare and regcheck figures.
+/// The bare and regcheck figures of every round.
 #[derive(Default)]
 struct Pair {
     bare: Vec<Figures>,
     checked: Vec<Figures>,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
-}
-
 impl Pair {
+    /// The fastest run: other work on the machine only ever adds time, so the minimum is
+    /// the steadiest estimate of a call's own cost (bare and under regcheck alike).
     fn get(runs: &[Figures], key: &str) -> Option<f64> {
-        median(runs.iter().filter_map(|f| f.get(key).copied()).collect())
+        runs.iter().filter_map(|f| f.get(key).copied()).min_by(f64::total_cmp)
     }
     fn bare(&self, key: &str) -> Option<f64> {
         Pair::get(&self.bare, key)
@@ -89,9 +82,10 @@ impl Pair {
     fn added(&self, key: &str) -> Option<f64> {
         Some(self.checked(key)? - self.bare(key)?)
     }
-    /// The anchor of these runs: mlock+munlock of 2 MiB, all runs together.
+    /// The anchor of these runs: mlock+munlock of 2 MiB, the fastest of all runs (so that
+    /// a share is never flattered by a slow anchor).
     fn anchor(&self, key: &str) -> Option<f64> {
-        median(self.bare.iter().chain(&self.checked).filter_map(|f| f.get(key).copied()).collect())
+        self.bare.iter().chain(&self.checked).filter_map(|f| f.get(key).copied()).min_by(f64::total_cmp)
     }
 }
 
@@ -169,7 +163,7 @@ pub fn run(args: &[String]) -> Result<i32> {
 
     let mut out = String::new();
     out += &format!(
-        "\nregcheck ABI benchmark ({}): kernel {}, {} CPU(s), {} round(s); median over rounds of the fastest batch per run\n\n",
+        "\nregcheck ABI benchmark ({}): kernel {}, {} CPU(s), {} round(s); each figure the fastest batch of all runs, the anchor too\n\n",
         if b.quick { "--short: a check that it runs, the figures mean nothing" } else { "full" },
         kernel_release(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -541,12 +535,5 @@ mod tests {
         assert_eq!(strace_total(text), Some(31.0));
         assert_eq!(strace_total("100.00    0.000100           3        31 total\n"), Some(31.0));
         assert_eq!(strace_total("nothing"), None);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(vec![]), None);
     }
 }
