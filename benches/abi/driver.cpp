@@ -4,9 +4,11 @@
 // subtracts. Every figure is the minimum, over several batches, of a batch's mean time per
 // call, in nanoseconds.
 //
-//   driver time N [quick]          mlock+munlock of 2 MiB, register+unregister of 2 MiB,
+//   driver time N [quick] [nohixl] mlock+munlock of 2 MiB, register+unregister of 2 MiB,
 //                                  aclrtHostGetDevicePointer, TransferSync (64 ops and 1 op),
 //                                  with N live ACL registrations and min(N, 4000) per HIXL side
+//                                  (nohixl: no HIXL engines; the simulator's engines listen on
+//                                  TCP ports and really transfer, which is not regcheck's cost)
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
@@ -37,6 +39,7 @@ constexpr size_t kHixlMax = 4000;
 constexpr int kOps = 64;
 
 bool quick = false;
+bool no_hixl = false;
 
 [[noreturn]] void die(const char *what, long code) {
   std::fprintf(stderr, "driver: %s failed (%ld)\n", what, code);
@@ -140,13 +143,13 @@ void devptr(const AclRegs &r, int i) {
 struct HixlPair {
   hixl::Hixl a, b;
   std::vector<std::vector<hixl::TransferOpDesc>> lists64, lists1;
-  hixl::AscendString remote{"bench_b"};
+  hixl::AscendString remote{"127.0.0.1:26102"};
 };
 
 void setup_hixl(HixlPair &h, size_t n) {
   std::map<hixl::AscendString, hixl::AscendString> options;
-  check("Hixl::Initialize", h.a.Initialize(hixl::AscendString("bench_a"), options));
-  check("Hixl::Initialize", h.b.Initialize(hixl::AscendString("bench_b"), options));
+  check("Hixl::Initialize", h.a.Initialize(hixl::AscendString("127.0.0.1:26101"), options));
+  check("Hixl::Initialize", h.b.Initialize(h.remote, options));
   std::vector<uintptr_t> base(2);
   hixl::Hixl *side[2] = {&h.a, &h.b};
   for (int s = 0; s < 2; s++) {
@@ -185,10 +188,11 @@ int cmd_time(size_t n) {
   char *buf = two_mib_buffer();
   AclRegs regs = register_acl(n);
   HixlPair h;
-  setup_hixl(h, std::min(n, kHixlMax));
+  if (!no_hixl) setup_hixl(h, std::min(n, kHixlMax));
   print("mlock", time_mlock(buf));
   print("regunreg", time_reg_unreg(buf));
   if (n > 0) print("devptr", measure(20000, 15, [&](int i) { devptr(regs, i); }));
+  if (no_hixl) return 0;
   print("xfer64", measure(200, 15, [&](int i) { transfer(h, h.lists64[i & 63]); }) / kOps);
   print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));
   return 0;
@@ -264,6 +268,7 @@ int cmd_mem(size_t n) {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   quick = std::find(args.begin(), args.end(), "quick") != args.end();
+  no_hixl = std::find(args.begin(), args.end(), "nohixl") != args.end();
   auto num = [&](size_t i) -> long { return i < args.size() ? std::atol(args[i].c_str()) : 0; };
   if (args.size() >= 2 && args[0] == "time") return cmd_time(size_t(num(1)));
   if (args.size() >= 2 && args[0] == "maps") return cmd_maps(size_t(num(1)));
