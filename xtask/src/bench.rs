@@ -131,12 +131,16 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut main: BTreeMap<Vendor, Pair> = BTreeMap::new();
     let mut ten: BTreeMap<Vendor, Pair> = BTreeMap::new();
     let mut maps = Pair::default();
+    // regcheck loaded but checking nothing, on the simulator: what its presence alone costs
+    // the simulator (which reads /proc/self/maps, longer by regcheck's own mappings).
+    let mut sim_off = Pair::default();
     for round in 0..b.rounds {
         eprintln!("xtask: bench: round {}/{}", round + 1, b.rounds);
         for vendor in [Vendor::StandIn, Vendor::Simulator] {
             b.pair(main.entry(vendor).or_default(), vendor, &["time", &MAIN_REGS.to_string()], &[])?;
         }
         b.pair(ten.entry(Vendor::StandIn).or_default(), Vendor::StandIn, &["time", "10"], &[])?;
+        b.pair(&mut sim_off, Vendor::Simulator, &["time", &MAIN_REGS.to_string()], &[("REGCHECK_MODE", "off")])?;
         b.pair(&mut maps, Vendor::StandIn, &["maps", &MAPPINGS.to_string()], &[("REGCHECK_TEST_MEMMAP", "maps")])?;
     }
     eprintln!("xtask: bench: scaling with the number of live registrations (stand-in)");
@@ -169,7 +173,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         b.rounds
     );
-    out += &table(&main, &ten, &maps, &mem, mem_regs, syscalls.as_ref());
+    out += &table(&main, &ten, &maps, &sim_off, &mem, mem_regs, syscalls.as_ref());
     out += "\n";
     if let Some(p) = main.get(&Vendor::StandIn) {
         scale.insert(MAIN_REGS, Pair { bare: p.bare.clone(), checked: p.checked.clone() });
@@ -400,6 +404,7 @@ fn table(
     main: &BTreeMap<Vendor, Pair>,
     ten: &BTreeMap<Vendor, Pair>,
     maps: &Pair,
+    sim_off: &Pair,
     mem: &Pair,
     mem_regs: usize,
     sys: Option<&BTreeMap<&'static str, f64>>,
@@ -437,6 +442,10 @@ fn table(
             goal,
             &calls(sys, "regunreg"),
         );
+        if v == Vendor::Simulator {
+            let what = "the same, regcheck loaded with REGCHECK_MODE=off (checks nothing)";
+            row(&mut t, what, v, sim_off, "regunreg", a, "", "");
+        }
         row(
             &mut t,
             &format!("aclrtHostGetDevicePointer, {MAIN_REGS} live registrations"),
@@ -448,7 +457,7 @@ fn table(
             &calls(sys, "devptr"),
         );
         if v == Vendor::Simulator {
-            // Not measured: the simulator's engines transfer over TCP (see `command`).
+            // No HIXL figures: the simulator's engines transfer over TCP (see `command`).
             continue;
         }
         row(
