@@ -384,4 +384,73 @@ mod tests {
         assert!(cs_key(CsSide::Client, std::ptr::null()).is_none());
         assert!(cs_key(CsSide::Server, [0u8; 128].as_ptr().cast()).is_none(), "NULL ip");
     }
+
+    /// Addresses a descriptor word may hold, of every kind the reader must survive: a proper
+    /// string, text running up to the end of a readable mapping with no NUL (the next page is
+    /// PROT_NONE), a PROT_NONE page, unmapped and kernel addresses, small numbers.
+    fn hostile_words() -> &'static [u64] {
+        static WORDS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+        WORDS.get_or_init(|| {
+            let page = 4096usize.max(crate::platform::page_size());
+            // SAFETY: a fresh private anonymous mapping of two pages, the second made
+            // inaccessible; it is never unmapped (the test process ends soon).
+            let base = unsafe {
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    2 * page,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                );
+                assert_ne!(p, libc::MAP_FAILED);
+                std::ptr::write_bytes(p.cast::<u8>(), b'7', page);
+                assert_eq!(libc::mprotect(p.cast::<u8>().add(page).cast(), page, libc::PROT_NONE), 0);
+                p as u64
+            };
+            let page = page as u64;
+            vec![
+                c"127.0.0.1".as_ptr() as u64,
+                c"".as_ptr() as u64,
+                c"bad ip\twith space".as_ptr() as u64,
+                base,
+                base + page - 1,
+                base + page,
+                base + 2 * page,
+                0,
+                1,
+                26000,
+                u64::from(u32::MAX),
+                0xffff_8000_0000_0000,
+                u64::MAX,
+                0x0000_7fff_ffff_f000,
+            ]
+        })
+    }
+
+    #[test]
+    fn generated_descriptors_never_fault_and_yield_an_address_or_nothing() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+        let config = Config {
+            cases: 2048,
+            rng_seed: RngSeed::Fixed(0x6373_6b65_7973),
+            failure_persistence: None,
+            ..Config::default()
+        };
+        let word = prop_oneof![prop::sample::select(hostile_words()), any::<u64>(), 0u64..70000];
+        let strategy = (any::<bool>(), prop::collection::vec(word, 16));
+        TestRunner::new(config)
+            .run(&strategy, |(server, words)| {
+                let desc: [u64; 16] = words.try_into().expect("16 words");
+                let side = if server { CsSide::Server } else { CsSide::Client };
+                if let Some(key) = cs_key(side, desc.as_ptr().cast()) {
+                    let (ip, port) = key.rsplit_once(':').expect("ip:port");
+                    prop_assert!(!ip.is_empty() && ip.chars().all(|c| c.is_ascii_graphic()), "{key}");
+                    prop_assert!(port.parse::<u16>().is_ok(), "{key}");
+                }
+                Ok(())
+            })
+            .expect("every generated descriptor is read safely");
+    }
 }
