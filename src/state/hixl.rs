@@ -167,20 +167,33 @@ impl RegSet {
 
     /// The kind of a live registration containing `[addr, addr + len)` (device first).
     pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        self.span_of_range(addr, len).map(|(_, _, k)| k)
+    }
+
+    /// A live registration containing `[addr, addr + len)` as `(addr, end, kind)`, device
+    /// first (the one [`RegSet::kind_of_range`] answers by).
+    pub fn span_of_range(&self, addr: usize, len: u64) -> Option<(usize, usize, MemKind)> {
         let Ok(ulen) = usize::try_from(len) else { return None };
         let end = addr.checked_add(ulen)?;
-        [MemKind::Device, MemKind::Host].into_iter().find(|k| {
-            let s = slot(*k);
+        [MemKind::Device, MemKind::Host].into_iter().find_map(|k| {
+            let s = slot(k);
             let map = &self.by_addr[s];
-            if self.overlapping[s] {
-                map.range(..=(addr, usize::MAX)).any(|((a, _), l)| reg_end(*a, *l) >= end && *l > 0)
+            let hit = if self.overlapping[s] {
+                map.range(..=(addr, usize::MAX)).find(|((a, _), l)| reg_end(*a, **l) >= end && **l > 0)
             } else {
                 map.range(..=(addr, usize::MAX))
                     .rev()
                     .find(|(_, l)| **l > 0)
-                    .is_some_and(|((a, _), l)| *a <= addr && reg_end(*a, *l) >= end)
-            }
+                    .filter(|((a, _), l)| *a <= addr && reg_end(*a, **l) >= end)
+            };
+            hit.map(|((a, _), l)| (*a, reg_end(*a, *l), k))
         })
+    }
+
+    /// Whether a span [`RegSet::span_of_range`] returned answers for any range it contains
+    /// (a host span does only while no device registration could come first).
+    pub fn span_answers(&self, kind: MemKind) -> bool {
+        kind == MemKind::Device || self.by_addr[slot(MemKind::Device)].is_empty()
     }
 
     /// The registration containing `addr` (any kind), for messages.
@@ -202,6 +215,74 @@ impl RegSet {
     /// Forget everything (Finalize).
     pub fn clear(&mut self) {
         *self = RegSet::default();
+    }
+}
+
+/// What a link can see of its peer's registrations: a snapshot taken when the link was made
+/// (it never changes), kept per kind as address-sorted spans and searched by bisection.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PeerView {
+    /// Per kind (device, host): the non-empty registrations as `(addr, end)`, by address.
+    spans: [Vec<(usize, usize)>; 2],
+    /// Some spans of one kind overlap each other: containment falls back to a scan.
+    overlapping: [bool; 2],
+}
+
+impl PeerView {
+    /// The snapshot of `regs`.
+    pub fn of(regs: &RegSet) -> PeerView {
+        let mut v = PeerView::default();
+        for s in 0..2 {
+            let spans: Vec<(usize, usize)> =
+                regs.by_addr[s].iter().filter(|(_, l)| **l > 0).map(|((a, _), l)| (*a, reg_end(*a, *l))).collect();
+            // Sorted by start: any two overlapping spans imply two neighbours that overlap.
+            v.overlapping[s] = spans.windows(2).any(|w| w[1].0 < w[0].1);
+            v.spans[s] = spans;
+        }
+        v
+    }
+
+    /// The kind of a registration of the snapshot containing `[addr, addr + len)` (device
+    /// first), as [`RegSet::kind_of_range`] answers it. O(log m), no allocation.
+    pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        let Ok(ulen) = usize::try_from(len) else { return None };
+        let end = addr.checked_add(ulen)?;
+        [MemKind::Device, MemKind::Host].into_iter().find(|k| {
+            let s = slot(*k);
+            let spans = &self.spans[s];
+            let n = spans.partition_point(|(a, _)| *a <= addr);
+            if self.overlapping[s] {
+                spans[..n].iter().any(|(_, e)| *e >= end)
+            } else {
+                n > 0 && spans[n - 1].1 >= end
+            }
+        })
+    }
+}
+
+/// The snapshots of an instance's links to engines of this process, by engine name (few: one
+/// per other instance of the process; a linear search compares short names).
+#[derive(Debug, Default, Clone)]
+pub struct PeerViews(Vec<(Vec<u8>, PeerView)>);
+
+impl PeerViews {
+    pub fn get(&self, name: &[u8]) -> Option<&PeerView> {
+        self.0.iter().find(|(n, _)| n.as_slice() == name).map(|(_, v)| v)
+    }
+
+    /// Keep the first snapshot of a link (a second Connect does not make a new link).
+    pub fn insert_if_absent(&mut self, name: &[u8], view: PeerView) {
+        if self.get(name).is_none() {
+            self.0.push((name.to_vec(), view));
+        }
+    }
+
+    pub fn remove(&mut self, name: &[u8]) {
+        self.0.retain(|(n, _)| n.as_slice() != name);
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
     }
 }
 
@@ -235,7 +316,7 @@ pub struct Instance {
     pub links: BTreeSet<Vec<u8>>,
     /// For each link to an engine of this process: that engine's registrations when the link
     /// was made (what the link can see).
-    pub peer_views: HashMap<Vec<u8>, RegSet>,
+    pub peer_views: PeerViews,
     pub regs: RegSet,
     /// HIXL-REG-COUNT-NEAR was reported for this instance.
     pub near_warned: bool,
@@ -253,7 +334,7 @@ impl Default for Instance {
             init_ctx: None,
             local_engine: None,
             links: BTreeSet::new(),
-            peer_views: HashMap::new(),
+            peer_views: PeerViews::default(),
             regs: RegSet::default(),
             near_warned: false,
             options: OptionsFacts::default(),
@@ -325,6 +406,50 @@ mod tests {
 
     fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
         HixlReg { handle, addr, len, kind, tag: String::new() }
+    }
+
+    /// A link's snapshot answers every range exactly as the registrations it was taken from:
+    /// generated sets with touching, nested, overlapping and empty registrations of both kinds.
+    #[test]
+    fn peer_view_answers_as_the_registrations() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut overlapped = [false; 2];
+        for round in 0..200 {
+            let mut set = RegSet::default();
+            for h in 0..(1 + next(40)) as usize {
+                let kind = if next(3) == 0 { MemKind::Device } else { MemKind::Host };
+                let len = if next(10) == 0 { 0 } else { 1 + next(300) };
+                set.insert(reg(h + 1, 0x1000 + next(4000) as usize, len, kind));
+            }
+            let view = PeerView::of(&set);
+            overlapped[round % 2] |= view.overlapping.iter().any(|o| *o);
+            for _ in 0..400 {
+                let addr = 0x1000 + next(4400) as usize - 200;
+                let len = next(320);
+                assert_eq!(view.kind_of_range(addr, len), set.kind_of_range(addr, len), "{addr:#x}+{len} in {set:?}");
+            }
+            assert_eq!(view.kind_of_range(usize::MAX, 2), None);
+            assert_eq!(view.kind_of_range(0x1000, u64::MAX), None);
+        }
+        assert!(overlapped.iter().all(|o| *o), "the generated sets include overlapping registrations");
+        // Sets with no overlap at all take the bisection path.
+        let mut set = RegSet::default();
+        for h in 0..100usize {
+            set.insert(reg(h + 1, 0x10_000 + h * 0x100, if h % 7 == 0 { 0x80 } else { 0x100 }, MemKind::Host));
+        }
+        let view = PeerView::of(&set);
+        assert_eq!(view.overlapping, [false, false]);
+        for addr in (0x10_000 - 0x10..0x10_000 + 100 * 0x100 + 0x10).step_by(0x10) {
+            for len in [1u64, 0x10, 0x80, 0x100, 0x101] {
+                assert_eq!(view.kind_of_range(addr, len), set.kind_of_range(addr, len), "{addr:#x}+{len}");
+            }
+        }
     }
 
     #[test]

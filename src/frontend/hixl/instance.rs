@@ -383,7 +383,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
                 // What a new link to an engine of this process can see: its registrations now.
                 let view = match which {
                     LinkCall::Connect | LinkCall::ConnectAsync if *ret == code::SUCCESS => {
-                        s.hixl.regs_of_engine(key, &name).cloned()
+                        s.hixl.regs_of_engine(key, &name).map(PeerView::of)
                     }
                     _ => None,
                 };
@@ -393,7 +393,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
                         if *ret == code::SUCCESS || *ret == code::ALREADY_CONNECTED =>
                     {
                         if let Some(v) = view {
-                            i.peer_views.entry(name.clone()).or_insert(v);
+                            i.peer_views.insert_if_absent(&name, v);
                         }
                         i.links.insert(name);
                     }
@@ -444,9 +444,25 @@ fn check_transfer(
             let remote_text = std::str::from_utf8(name).unwrap_or("(not UTF-8)");
             let regs = inst.map(|i| &i.regs);
             let view = inst.and_then(|i| i.peer_views.get(name));
-            let peer_now = view.and_then(|_| s.hixl.regs_of_engine(key, name));
-            let local = |a, l| match regs {
-                Some(r) => r.kind_of_range(a, l),
+            // The peer's registrations now: only asked for when a remote range misses the view.
+            let peer_now = std::cell::OnceCell::new();
+            // Consecutive ops mostly fall in one registration: the last one matched is tried
+            // before a descent (the registrations cannot change while the state is read).
+            let last = std::cell::Cell::new(None::<(usize, usize, MemKind)>);
+            let local = |a: usize, l: u64| match regs {
+                Some(r) => {
+                    if let Some((s, e, k)) = last.get() {
+                        if a >= s && usize::try_from(l).ok().and_then(|l| a.checked_add(l)).is_some_and(|end| end <= e)
+                        {
+                            return Some(k);
+                        }
+                    }
+                    let span = r.span_of_range(a, l);
+                    if let Some(span) = span.filter(|(_, _, k)| r.span_answers(*k)) {
+                        last.set(Some(span));
+                    }
+                    span.map(|(_, _, k)| k)
+                }
                 // An instance regcheck did not see: nothing to judge by.
                 None => Some(MemKind::Host),
             };
@@ -454,7 +470,12 @@ fn check_transfer(
                 None => RemoteView::Unknown,
                 Some(v) => match v.kind_of_range(a, l) {
                     Some(k) => RemoteView::Registered(k),
-                    None if peer_now.is_some_and(|p| p.contains_range(a, l)) => RemoteView::Late,
+                    None if peer_now
+                        .get_or_init(|| s.hixl.regs_of_engine(key, name))
+                        .is_some_and(|p| p.contains_range(a, l)) =>
+                    {
+                        RemoteView::Late
+                    }
                     None => RemoteView::Unregistered,
                 },
             };

@@ -25,7 +25,7 @@ use crate::rules::hixl::{
     RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
 };
 use crate::rules::Finding;
-use crate::state::hixl::{CsEndpoint, HixlReg, Instance, Phase, RegSet};
+use crate::state::hixl::{CsEndpoint, HixlReg, Instance, PeerView, Phase, RegSet};
 use crate::state::{self, queries, Runtime};
 use crate::vendor::{call_vendor, Library, Symbol};
 
