@@ -18,7 +18,8 @@
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CStr};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, Once, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// File-name prefixes of the vendor's libraries (the simulator's and the real packages'):
 /// frames in them are skipped until the application's first frame.
@@ -136,11 +137,13 @@ extern "C" fn fork_release() {
 
 /// Run `f` holding [`LOCK`]; the first use installs the `fork()` handlers.
 fn locked<R>(f: impl FnOnce() -> R) -> R {
-    static ATFORK: Once = Once::new();
-    ATFORK.call_once(|| {
+    // Not a `Once`: `pthread_atfork` waits while another thread forks, and a child forked
+    // then would find the `Once` running and wait forever for a thread it does not have.
+    static ATFORK: AtomicBool = AtomicBool::new(false);
+    if !ATFORK.load(Ordering::Relaxed) && !ATFORK.swap(true, Ordering::Relaxed) {
         // SAFETY: the handlers only lock and unlock LOCK.
         unsafe { libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_release)) };
-    });
+    }
     let _guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     f()
 }

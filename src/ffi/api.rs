@@ -182,7 +182,7 @@ struct RuleStrings {
 
 fn rule_strings() -> &'static [RuleStrings] {
     static STRINGS: OnceLock<Vec<RuleStrings>> = OnceLock::new();
-    STRINGS.get_or_init(|| {
+    state::once::<Vec<_>>(&STRINGS, || {
         let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
         CATALOGUE
             .iter()
@@ -602,7 +602,7 @@ pub unsafe extern "C" fn regcheck_rule_example(
 
 fn example_strings() -> &'static [(CString, CString)] {
     static STRINGS: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
-    STRINGS.get_or_init(|| {
+    state::once::<Vec<_>>(&STRINGS, || {
         let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
         RuleId::ALL
             .iter()

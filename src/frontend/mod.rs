@@ -79,8 +79,12 @@ static RECORDS_UNCERTAIN: AtomicBool = AtomicBool::new(false);
 
 /// Run `f`, catching a panic: logs it and returns `None`.
 pub(crate) fn guarded<T>(call: &str, phase: &str, f: impl FnOnce() -> T) -> Option<T> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(install_panic_hook);
+    // Not a `Once`: a child forked while another thread installs the hook would wait for
+    // that thread forever. The first thread installs it; the others go on without waiting.
+    static HOOK: AtomicBool = AtomicBool::new(false);
+    if !HOOK.load(Ordering::Relaxed) && !HOOK.swap(true, Ordering::Relaxed) {
+        install_panic_hook();
+    }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => Some(v),
         Err(p) => {

@@ -10,7 +10,7 @@
 //! [`user_space_top_for`] is the pure rule; [`user_space_top`] asks the running system once.
 
 use std::io::{BufRead, BufReader};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The kernel half of a 64-bit address space starts here (top bit set).
 pub const KERNEL_HALF: u64 = 1 << 63;
@@ -76,9 +76,20 @@ fn va_bits() -> u32 {
 
 /// The top of user space of this process, asked once (a read of `/proc/cpuinfo`'s first CPU
 /// on x86_64, of `/proc/self/maps` on aarch64).
+///
+/// Cached in an atomic, not a `OnceLock`: threads that race to ask all compute the same
+/// answer and none waits for another, so a child forked while another thread was asking
+/// does not wait forever for a thread it does not have.
 pub fn user_space_top() -> u64 {
-    static TOP: OnceLock<u64> = OnceLock::new();
-    *TOP.get_or_init(|| user_space_top_for(std::env::consts::ARCH, va_bits(), super::page_size()))
+    static TOP: AtomicU64 = AtomicU64::new(0);
+    match TOP.load(Ordering::Relaxed) {
+        0 => {
+            let top = user_space_top_for(std::env::consts::ARCH, va_bits(), super::page_size());
+            TOP.store(top, Ordering::Relaxed);
+            top
+        }
+        top => top,
+    }
 }
 
 #[cfg(test)]

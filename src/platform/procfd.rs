@@ -38,11 +38,13 @@ impl KeptFd {
         if fd >= 0 && !fresh {
             return Ok(fd);
         }
-        static AT_FORK: std::sync::Once = std::sync::Once::new();
-        // SAFETY: the handler only closes regcheck's own descriptors.
-        AT_FORK.call_once(|| unsafe {
-            libc::pthread_atfork(None, None, Some(after_fork_in_child));
-        });
+        // Not a `Once`: `pthread_atfork` waits while another thread forks, and a child forked
+        // then would find the `Once` running and wait forever for a thread it does not have.
+        static AT_FORK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !AT_FORK.load(Ordering::Relaxed) && !AT_FORK.swap(true, Ordering::Relaxed) {
+            // SAFETY: the handler only closes regcheck's own descriptors.
+            unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
+        }
         // SAFETY: a NUL-terminated path; the descriptor returned is ours.
         let opened = unsafe { libc::open(self.path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         if opened < 0 {

@@ -67,7 +67,37 @@ struct ForkLocks {
     _stderr: std::io::StderrLock<'static>,
     _log_file: Option<MutexGuard<'static, std::fs::File>>,
     _noted: Option<MutexGuard<'static, HashSet<String>>>,
+    _init: MutexGuard<'static, ()>,
     _state: ShardedLockWriteGuard<'static, State>,
+}
+
+/// Held while the [`Runtime`] is created and while a value computed [`once`] is stored, and by
+/// the `fork()` handler: a child never inherits a one-time initialisation half done. (A
+/// `OnceLock` another thread was initialising when the process forked stays "running" in the
+/// child, whose callers then wait forever for a thread the child does not have.)
+static INIT: Mutex<()> = Mutex::new(());
+
+/// `cell`'s value, computed by `f` the first time. `f` runs without any lock (it may call
+/// the vendor; threads that race may each compute, the first to store wins) and the value is
+/// stored under [`INIT`], so a `fork()` never finds the cell half initialised.
+pub fn once<T>(cell: &OnceLock<T>, f: impl FnOnce() -> T) -> &T {
+    if let Some(v) = cell.get() {
+        return v;
+    }
+    install_fork_handlers();
+    let v = f();
+    let _init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
+    cell.get_or_init(|| v)
+}
+
+/// Install the `fork()` handlers, once, before anything they guard is first used. Not a
+/// `Once`: a thread that finds another installing them goes on without waiting for it.
+fn install_fork_handlers() {
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    if !INSTALLED.load(Ordering::Relaxed) && !INSTALLED.swap(true, Ordering::Relaxed) {
+        // SAFETY: the handlers only lock and unlock regcheck's own locks.
+        unsafe { libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child)) };
+    }
 }
 
 thread_local! {
@@ -79,13 +109,16 @@ thread_local! {
 static FORKED_WITH_LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 extern "C" fn fork_prepare() {
-    // Always the same order: STATE, then the runtime's mutexes, then the log file and stderr
-    // (a thread that logs holds only the last two, and takes nothing while holding them).
+    // Always the same order: STATE, INIT, then the runtime's mutexes, then the log file and
+    // stderr (a thread that logs holds only the last two, and takes nothing while holding
+    // them; nothing takes STATE while holding INIT).
     let state = STATE.write().unwrap_or_else(PoisonError::into_inner);
+    let init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
     let rt = runtime_if_ready();
     let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
     let log_file = crate::report::lock_log_file();
-    let locks = ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _state: state };
+    let locks =
+        ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _init: init, _state: state };
     let _ = FORK_LOCKS.try_with(|g| *g.borrow_mut() = Some(locks));
 }
 
@@ -170,6 +203,12 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 /// The runtime, created on first use.
 pub fn runtime() -> &'static Runtime {
+    if let Some(rt) = RUNTIME.get() {
+        return rt;
+    }
+    install_fork_handlers();
+    // Created under INIT (it calls no vendor function): a fork waits until it is done.
+    let _init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
     RUNTIME.get_or_init(Runtime::init)
 }
 
@@ -230,10 +269,9 @@ impl Runtime {
         if config.test_memmap_text {
             crate::platform::memmap::force_text_fallback();
         }
-        // SAFETY: the fork handlers only lock/unlock regcheck's own mutex; the exit handlers
-        // print and may end the process with the status REGCHECK_ERROR_EXITCODE asks for.
+        // SAFETY: the exit handlers print and may end the process with the status
+        // REGCHECK_ERROR_EXITCODE asks for.
         unsafe {
-            libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
             if let Some(code) = config.error_exitcode {
                 ERROR_EXITCODE.store(code, Ordering::Relaxed);
                 libc::atexit(exit_on_errors);
@@ -313,7 +351,12 @@ impl Runtime {
             return Some(s);
         }
         let s = queries::soc_name()?;
-        if self.soc.set(s).is_ok() {
+        // Stored under INIT, as by `once`, so that a fork never finds the cell half set.
+        let first = {
+            let _init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
+            self.soc.set(s).is_ok()
+        };
+        if first {
             let s = self.soc.get().map_or("", String::as_str);
             log::info!(target: "regcheck", "SoC {s:?} (from aclrtGetSocName), product family {:?}", crate::rules::products::family(s));
         }
@@ -323,7 +366,7 @@ impl Runtime {
     /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info, else
     /// the vendor's `aclsysGetVersionStr("driver")`.
     pub fn hdk(&self) -> &HdkFacts {
-        self.hdk.get_or_init(|| {
+        once(&self.hdk, || {
             let facts = driver_facts(&self.config);
             log::info!(target: "regcheck", "driver (HDK) version {:?} from {}", facts.text, facts.source);
             facts

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,12 +360,15 @@ int main(int argc, char **argv) {
         printf("live %ld\n", regcheck_live());
     } else if (!strcmp(s, "fork_while_logging")) {
         /* Another thread keeps regcheck logging and registering while this one forks: every
-         * child must be able to use regcheck (and its log) at once, never hang. */
+         * child must be able to use regcheck (and its log) at once, never hang. The first fork
+         * comes while that thread makes regcheck's first calls (its one-time set-up), the
+         * later ones while it logs. A child still running after 10 s is hung: it is killed,
+         * counted, and no more are forked. */
         pthread_t t;
         stop_noise = 0;
         pthread_create(&t, NULL, noisy_thread, NULL);
-        int bad = 0;
-        for (int i = 0; i < 40; i++) {
+        int bad = 0, hung = 0;
+        for (int i = 0; i < 40 && !hung; i++) {
             pid_t pid = fork();
             if (pid < 0) die("fork");
             if (pid == 0) {
@@ -374,12 +378,20 @@ int main(int argc, char **argv) {
                 _exit(b == 0 && a != 0 ? 0 : 1);
             }
             int status = 0;
-            waitpid(pid, &status, 0);
+            pid_t done = 0;
+            for (int waited = 0; waited < 1000 && (done = waitpid(pid, &status, WNOHANG)) == 0; waited++)
+                usleep(10000);
+            if (done == 0) {
+                hung++;
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+            }
             if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) bad++;
         }
         stop_noise = 1;
         pthread_join(t, NULL);
         printf("children_failed %d\n", bad);
+        printf("children_hung %d\n", hung);
     } else if (!strcmp(s, "fork")) {
         char *p = aligned(4 * PAGE);
         rc("register", aclrtHostRegisterV2(p, 2 * PAGE, ACL_HOST_REG_MAPPED));
