@@ -15,10 +15,10 @@
 //! and keep caches: they run under one mutex of regcheck's own, which a `fork()` handler
 //! takes first, so that a child never inherits any of those locks held by another thread.
 
+use crate::platform::atfork::AtFork;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CStr};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// File-name prefixes of the vendor's libraries (the simulator's and the real packages'):
@@ -135,15 +135,17 @@ extern "C" fn fork_release() {
     let _ = HELD_FOR_FORK.try_with(|h| h.borrow_mut().take());
 }
 
-/// Run `f` holding [`LOCK`]; the first use installs the `fork()` handlers.
+static HANDLERS: AtFork = AtFork::new(Some(fork_prepare), Some(fork_release), Some(fork_release));
+
+/// Register the `fork()` handlers that keep [`LOCK`] usable in a child (once; see
+/// [`crate::platform::atfork`]).
+pub fn install_fork_handlers() {
+    HANDLERS.ensure();
+}
+
+/// Run `f` holding [`LOCK`]; the handlers are in place first.
 fn locked<R>(f: impl FnOnce() -> R) -> R {
-    // Not a `Once`: `pthread_atfork` waits while another thread forks, and a child forked
-    // then would find the `Once` running and wait forever for a thread it does not have.
-    static ATFORK: AtomicBool = AtomicBool::new(false);
-    if !ATFORK.load(Ordering::Relaxed) && !ATFORK.swap(true, Ordering::Relaxed) {
-        // SAFETY: the handlers only lock and unlock LOCK.
-        unsafe { libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_release)) };
-    }
+    HANDLERS.ensure();
     let _guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     f()
 }

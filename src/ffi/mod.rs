@@ -17,6 +17,23 @@ pub mod hixl;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+/// The one thing regcheck does at load time: register its `fork()` handlers (a few
+/// `pthread_atfork` calls; no I/O, no environment, no thread). Registered later, on first use,
+/// a handler can miss a fork another thread has already begun (glibc runs only the handlers
+/// registered before that fork started), and the child inherits a lock held by a thread it
+/// does not have. Registered here, before the application's threads exist, every fork runs
+/// them. Order: the state's `prepare` handler runs first (glibc runs them last-registered
+/// first), then the call-site lock's; the first-use registrations stay as a fallback.
+extern "C" fn register_fork_handlers_at_load() {
+    crate::platform::procfd::install_fork_handlers();
+    crate::callsite::install_fork_handlers();
+    crate::state::install_fork_handlers();
+}
+
+#[used]
+#[link_section = ".init_array"]
+static REGISTER_FORK_HANDLERS: extern "C" fn() = register_fork_handlers_at_load;
+
 /// The panic boundary of the `regcheck_*` API: runs `f`, and on a panic logs it and returns
 /// `fallback`. No panic crosses into C.
 pub(crate) fn boundary<T>(name: &str, fallback: T, f: impl FnOnce() -> T) -> T {

@@ -4,6 +4,7 @@
 //! kernel interface it parses. Nothing here knows about rules or the vendor.
 
 pub mod address;
+pub mod atfork;
 pub mod files;
 pub mod hdk;
 pub mod kernel;

@@ -6,6 +6,7 @@
 //! out of the way of the application's descriptor reuse, and callers reopen it once after a
 //! failure on it (closed behind regcheck's back).
 
+use super::atfork::AtFork;
 use std::ffi::CStr;
 use std::io;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -38,13 +39,7 @@ impl KeptFd {
         if fd >= 0 && !fresh {
             return Ok(fd);
         }
-        // Not a `Once`: `pthread_atfork` waits while another thread forks, and a child forked
-        // then would find the `Once` running and wait forever for a thread it does not have.
-        static AT_FORK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        if !AT_FORK.load(Ordering::Relaxed) && !AT_FORK.swap(true, Ordering::Relaxed) {
-            // SAFETY: the handler only closes regcheck's own descriptors.
-            unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
-        }
+        install_fork_handlers();
         // SAFETY: a NUL-terminated path; the descriptor returned is ours.
         let opened = unsafe { libc::open(self.path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         if opened < 0 {
@@ -82,6 +77,13 @@ impl KeptFd {
 
 /// The `fork` child handler (only the forking thread exists in the child): the inherited
 /// descriptors describe the parent.
+static HANDLERS: AtFork = AtFork::new(None, None, Some(after_fork_in_child));
+
+/// Register the handler that closes the kept descriptors in a child (once).
+pub fn install_fork_handlers() {
+    HANDLERS.ensure();
+}
+
 extern "C" fn after_fork_in_child() {
     MAPS.close_in_child();
     STATM.close_in_child();

@@ -18,6 +18,7 @@ use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use crossbeam_utils::sync::{ShardedLock, ShardedLockWriteGuard};
 
 use crate::config::{Config, Mode};
+use crate::platform::atfork::AtFork;
 use crate::platform::hdk::HdkVersion;
 use crate::platform::kernel::KernelVersion;
 use crate::rules::acl::KernelFacts;
@@ -90,14 +91,11 @@ pub fn once<T>(cell: &OnceLock<T>, f: impl FnOnce() -> T) -> &T {
     cell.get_or_init(|| v)
 }
 
-/// Install the `fork()` handlers, once, before anything they guard is first used. Not a
-/// `Once`: a thread that finds another installing them goes on without waiting for it.
-fn install_fork_handlers() {
-    static INSTALLED: AtomicBool = AtomicBool::new(false);
-    if !INSTALLED.load(Ordering::Relaxed) && !INSTALLED.swap(true, Ordering::Relaxed) {
-        // SAFETY: the handlers only lock and unlock regcheck's own locks.
-        unsafe { libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child)) };
-    }
+/// Install the `fork()` handlers, once, before anything they guard is first used; returns
+/// only once they are in place (see [`crate::platform::atfork`]).
+pub fn install_fork_handlers() {
+    static HANDLERS: AtFork = AtFork::new(Some(fork_prepare), Some(fork_parent), Some(fork_child));
+    HANDLERS.ensure();
 }
 
 thread_local! {
