@@ -147,6 +147,9 @@ mod tests {
         assert_eq!(family("Ascend950PR_9579"), Family::Ascend950PR);
         assert_eq!(family("Ascend950DT_9571"), Family::Ascend950DT);
         assert_eq!(family("Ascend950PR"), Family::Unknown);
+        assert_eq!(family("Ascend950PR_"), Family::Unknown, "nothing after the underscore");
+        assert_eq!(family("Ascend950PRX1"), Family::Unknown, "no underscore after the prefix");
+        assert_eq!(family("Ascend950DTA_1"), Family::Unknown);
         assert_eq!(family("Ascend310P3"), Family::AtlasInference);
         assert_eq!(family("Ascend310B2"), Family::Atlas200I500A2);
         assert_eq!(family("SomethingElse"), Family::Unknown);
