@@ -54,17 +54,6 @@ impl HixlReg {
     pub fn end(&self) -> usize {
         self.addr.saturating_add(usize::try_from(self.len).unwrap_or(usize::MAX))
     }
-
-    /// `[addr, addr + len)` lies inside this registration.
-    pub fn contains_range(&self, addr: usize, len: u64) -> bool {
-        let Ok(len) = usize::try_from(len) else { return false };
-        addr >= self.addr && addr.checked_add(len).is_some_and(|e| e <= self.end())
-    }
-
-    /// The two ranges share a byte.
-    pub fn overlaps(&self, addr: usize, end: usize) -> bool {
-        self.len > 0 && addr < end && self.addr < end && addr < self.end()
-    }
 }
 
 /// The live registrations of one instance (or server, or client), per [`MemKind`].
@@ -500,6 +489,24 @@ mod tests {
         s.remove(2);
         s.remove(1);
         assert!(!s.contains_range(0x8000, 1));
+    }
+
+    #[test]
+    fn the_scan_keeps_the_boundaries_and_skips_empty_registrations() {
+        let mut s = RegSet::default();
+        assert!(s.is_empty());
+        s.insert(reg(1, 0x1000, 0x10000, MemKind::Device));
+        s.insert(reg(2, 0x2000, 0x1000, MemKind::Device)); // overlapping: the scan is used
+        s.insert(reg(3, 0x20000, 0, MemKind::Device));
+        assert!(!s.is_empty());
+        assert!(s.overlapping_reg(MemKind::Device, 0x11000, 0x12000).is_none(), "touching the end");
+        assert_eq!(s.overlapping_reg(MemKind::Device, 0x10fff, 0x12000).unwrap().handle, 1);
+        assert!(s.overlapping_reg(MemKind::Device, 0x800, 0x1000).is_none(), "touching the start");
+        assert!(s.overlapping_reg(MemKind::Device, 0x1ffff, 0x20001).is_none(), "an empty registration");
+        assert!(s.contains_range(0x10000, 0x1000), "up to the last byte");
+        assert!(!s.contains_range(0x10000, 0x1001), "one byte past");
+        assert!(!s.contains_range(0x20000, 0), "an empty registration contains nothing");
+        assert!(!s.contains_range(0x800, 0x1000), "starts before");
     }
 
     #[test]
