@@ -195,14 +195,6 @@ impl<T: Copy> AllocMap<T> {
             extra,
         })
     }
-
-    pub fn len(&self) -> usize {
-        self.allocs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.allocs.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -255,7 +247,50 @@ mod tests {
         assert!(a.containing_range(0x1800, 0x1000).is_none());
         assert!(a.containing_range(0x2000, 1).is_none());
         assert!(a.containing_range(0x800, 1).is_none());
+        assert!(a.containing_range(0x2000, 0).is_none(), "an empty range at the end is outside");
+        assert_eq!(a.containing_range(0x1fff, 1).unwrap().base, 0x1000);
+        a.insert(0x3000, 0, 9);
+        assert_eq!(a.containing_range(0x3000, 0).unwrap().extra, 9, "an empty allocation holds its start");
+        assert!(a.containing_range(0x3000, 1).is_none());
+        assert_eq!(a.get(0x1000), Some(Alloc { base: 0x1000, len: 0x1000, extra: 7 }));
+        assert!(a.get(0x1001).is_none());
         assert_eq!(a.remove(0x1000).unwrap().len, 0x1000);
-        assert!(a.is_empty());
+        assert!(a.get(0x1000).is_none());
+    }
+
+    #[test]
+    fn removing_a_device_keeps_the_other_devices_registrations() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(reg(1, 0x1000, 0x1000));
+        r.insert(reg(1, 0x3000, 0x1000));
+        r.insert(reg(2, 0x5000, 0x1000));
+        assert_eq!(r.len(), 4);
+        assert!(!r.is_empty());
+        assert_eq!(
+            r.iter().map(|g| (g.device, g.base)).collect::<Vec<_>>(),
+            [(0, 0x1000), (1, 0x1000), (1, 0x3000), (2, 0x5000)]
+        );
+        assert_eq!(r.remove_device(1), 2);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.remove_device(1), 0, "already gone");
+        assert_eq!(r.remove_device(7), 0, "never seen");
+        assert_eq!(r.len(), 2);
+        assert!(r.containing(0, 0x1800).is_some());
+        assert!(r.containing(2, 0x5800).is_some());
+        assert!(r.containing(1, 0x1800).is_none());
+    }
+
+    #[test]
+    fn intersecting_any_device_is_byte_granular() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(reg(3, 0x1800, 0x1000));
+        assert!(r.intersecting_any_device(0, 0x1000).is_empty(), "ends where one starts");
+        assert!(r.intersecting_any_device(0x2800, 0x3000).is_empty(), "starts where one ends");
+        assert_eq!(r.intersecting_any_device(0x1fff, 0x2000).len(), 2);
+        assert_eq!(r.intersecting_any_device(0x2000, 0x2001)[0].device, 3);
+        assert_eq!(r.intersecting_any_device(0xfff, 0x1001)[0].device, 0);
+        assert!(r.intersecting_any_device(0x4000, 0x5000).is_empty(), "after both");
     }
 }
