@@ -530,5 +530,10 @@ mod tests {
         assert!(st.incoming_links(0x10, "a").is_empty());
         assert_eq!(st.owner_of(0x20, 7).as_deref(), Some("a"));
         assert!(st.owner_of(0x10, 7).is_none());
+        assert!(st.regs_of_engine(0x20, b"a").is_none(), "not initialised");
+        st.instances.get_mut(&0x10).unwrap().phase = Phase::Initialized;
+        assert_eq!(st.regs_of_engine(0x20, b"a").unwrap().len(), 1);
+        assert!(st.regs_of_engine(0x10, b"a").is_none(), "itself");
+        assert!(st.regs_of_engine(0x20, b"b").is_none(), "another name");
     }
 }
