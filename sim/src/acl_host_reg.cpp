@@ -1,10 +1,14 @@
 // libacl_rt.so of the simulator: host memory registration (aclrtHostRegisterV2,
 // aclrtHostRegister, aclrtHostUnregister, aclrtHostGetDevicePointer) and the simulated driver's
 // view of the process's memory map.
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <mutex>
@@ -75,10 +79,61 @@ bool is_regular_file_mapping(const std::string &path) {
     return true;
 }
 
+// The PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11, include/uapi/linux/fs.h), declared
+// here because older kernel headers lack it.
+struct ProcmapQuery {
+    uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+static_assert(sizeof(ProcmapQuery) == 104, "struct procmap_query is 104 bytes");
+constexpr unsigned long kProcmapQuery = (3ul << 30) | (sizeof(ProcmapQuery) << 16) | ('f' << 8) | 17;
+constexpr uint64_t kVmaReadable = 0x1, kVmaWritable = 0x2, kVmaExecutable = 0x4, kVmaShared = 0x8;
+constexpr uint64_t kCoveringOrNext = 0x10;
+
+// The mappings that intersect [base, end), in address order, with one PROCMAP_QUERY per
+// mapping: what the driver sees, at a cost that does not grow with the number of mappings of
+// the process. False when the kernel has no PROCMAP_QUERY (the caller reads /proc/self/maps).
+bool query_maps(uintptr_t base, uintptr_t end, std::vector<MapEntry> &out) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = true;
+    uintptr_t cur = base;
+    char name[4096];
+    for (;;) {
+        ProcmapQuery q{};
+        q.size = sizeof(q);
+        q.query_flags = kCoveringOrNext;
+        q.query_addr = cur;
+        q.vma_name_addr = reinterpret_cast<uintptr_t>(name);
+        q.vma_name_size = sizeof(name);
+        if (ioctl(fd, kProcmapQuery, &q) != 0) {
+            // ENOENT: nothing at or above `cur`; anything else: no PROCMAP_QUERY here.
+            ok = errno == ENOENT;
+            break;
+        }
+        MapEntry e;
+        e.start = q.vma_start;
+        e.end = q.vma_end;
+        e.perms = {(q.vma_flags & kVmaReadable) ? 'r' : '-', (q.vma_flags & kVmaWritable) ? 'w' : '-',
+                   (q.vma_flags & kVmaExecutable) ? 'x' : '-', (q.vma_flags & kVmaShared) ? 's' : 'p'};
+        e.path = q.vma_name_size > 0 ? std::string(name) : std::string();
+        e.locked = false;
+        out.push_back(e);
+        if (e.start > cur || e.end <= cur) break;  // a hole at `cur` (or a confused answer)
+        cur = e.end;
+        if (cur >= end) break;
+    }
+    close(fd);
+    if (!ok) out.clear();
+    return ok;
+}
+
 // The driver's view of [base, base+size): every page mapped, writable, not a regular file.
 bool driver_range_ok(uintptr_t base, uint64_t size, std::string &why) {
     uintptr_t end = base + size;
-    std::vector<MapEntry> maps = read_maps(false);
+    std::vector<MapEntry> maps;
+    if (!query_maps(base, end, maps)) maps = read_maps(false);
     uintptr_t cur = base;
     for (const MapEntry &e : maps) {
         if (e.end <= cur) continue;
