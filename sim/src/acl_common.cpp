@@ -56,12 +56,19 @@ std::string fmt(const char *f, ...) {
 
 void count(const char *name) {
     std::lock_guard<std::mutex> g(g_mu);
-    st().counts[name]++;
+    auto it = st().counts.find(name);  // no std::string built on the common path
+    if (it != st().counts.end())
+        it->second++;
+    else
+        st().counts.emplace(name, 1);
 }
 
 bool trace_enabled() {
-    const char *e = getenv("ACLSIM_TRACE");
-    return e != nullptr && strcmp(e, "1") == 0;
+    static const bool on = [] {
+        const char *e = getenv("ACLSIM_TRACE");
+        return e != nullptr && strcmp(e, "1") == 0;
+    }();
+    return on;
 }
 
 void write_stderr(const std::string &s) {
@@ -79,12 +86,11 @@ void write_stderr(const std::string &s) {
 }
 
 void trace_line(const char *name, const std::string &args, const std::string &result) {
-    if (!trace_enabled()) return;
     write_stderr("[aclsim] " + std::string(name) + "(" + args + ") -> " + result + "\n");
 }
 
 void trace(const char *name, const std::string &args, long long code) {
-    trace_line(name, args, std::to_string(code));
+    ACLSIM_TRACE_LINE(name, args, std::to_string(code));
 }
 
 aclError fail(aclError code, const char *api, const std::string &why) {

@@ -273,7 +273,7 @@ aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag) {
         rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("invalid flag 0x%x", flag));
     else
         rc = do_register(api, ptr, size, flag, nullptr);
-    trace(api, fmt("%p, %llu, 0x%x", ptr, static_cast<unsigned long long>(size), flag), rc);
+    ACLSIM_TRACE(api, fmt("%p, %llu, 0x%x", ptr, static_cast<unsigned long long>(size), flag), rc);
     return rc;
 }
 
@@ -292,7 +292,7 @@ aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
         rc = fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, fmt("unsupported type %u", t));
     else
         rc = do_register(api, ptr, size, ACL_HOST_REG_MAPPED, devPtr);
-    trace(api,
+    ACLSIM_TRACE(api,
           fmt("%p, %llu, %u, %p", ptr, static_cast<unsigned long long>(size), t, static_cast<void *>(devPtr)), rc);
     return rc;
 }
@@ -320,7 +320,7 @@ aclError aclrtHostUnregister(void *ptr) {
     if (rc == ACL_ERROR_RT_CONTEXT_NULL) fail(rc, api, "no current context on the calling thread");
     if (rc == ACL_ERROR_HOST_MEMORY_NOT_REGISTERED)
         fail(rc, api, fmt("%p is not the base of a registration on the current device", ptr));
-    trace(api, fmt("%p", ptr), rc);
+    ACLSIM_TRACE(api, fmt("%p", ptr), rc);
     return rc;
 }
 
@@ -350,7 +350,7 @@ aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag) {
     if (rc == ACL_ERROR_RT_CONTEXT_NULL) fail(rc, api, "no current context on the calling thread");
     if (rc == ACL_ERROR_RT_PARAM_INVALID)
         fail(rc, api, fmt("%p is not inside a registration made with ACL_HOST_REG_MAPPED", pHost));
-    trace(api, fmt("%p, %p, %u", pHost, static_cast<void *>(pDevice), flag), rc);
+    ACLSIM_TRACE(api, fmt("%p, %p, %u", pHost, static_cast<void *>(pDevice), flag), rc);
     return rc;
 }
 

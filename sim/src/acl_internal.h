@@ -87,7 +87,7 @@ struct State {
     std::map<uintptr_t, Reservation> reservations;  // aclrtReserveMemAddress base -> range
     std::set<PhysMem *> phys;                       // live aclrtMallocPhysical handles
     std::map<uintptr_t, VmMapping> vm_maps;         // aclrtMapMem base -> mapping
-    std::map<std::string, uint64_t> counts;
+    std::map<std::string, uint64_t, std::less<>> counts;
     std::set<std::string> interned;
 };
 
@@ -103,8 +103,19 @@ extern thread_local std::string t_err;
 std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 void count(const char *name);
 void write_stderr(const std::string &s);
+// ACLSIM_TRACE=1 (read once). The TRACE macros below format their arguments only when it is on,
+// so an untraced call costs no formatting.
+bool trace_enabled();
 void trace_line(const char *name, const std::string &args, const std::string &result);
 void trace(const char *name, const std::string &args, long long code);
+#define ACLSIM_TRACE(name, args, code) \
+    do {                                   \
+        if (::aclsim::trace_enabled()) ::aclsim::trace(name, args, code); \
+    } while (0)
+#define ACLSIM_TRACE_LINE(name, args, result) \
+    do {                                          \
+        if (::aclsim::trace_enabled()) ::aclsim::trace_line(name, args, result); \
+    } while (0)
 // Records `why` as the thread's recent error message and returns `code`.
 aclError fail(aclError code, const char *api, const std::string &why);
 const char *intern(const std::string &s);

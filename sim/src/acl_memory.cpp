@@ -69,7 +69,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
             *hostPtr = reinterpret_cast<void *>(user);
         }
     }
-    trace("aclrtMallocHost", fmt("%p, %zu", static_cast<void *>(hostPtr), size), rc);
+    ACLSIM_TRACE("aclrtMallocHost", fmt("%p, %zu", static_cast<void *>(hostPtr), size), rc);
     return rc;
 }
 
@@ -93,7 +93,7 @@ aclError aclrtFreeHost(void *hostPtr) {
         else
             munmap(reinterpret_cast<void *>(a.map_base), a.map_len);
     }
-    trace("aclrtFreeHost", fmt("%p", hostPtr), rc);
+    ACLSIM_TRACE("aclrtFreeHost", fmt("%p", hostPtr), rc);
     return rc;
 }
 
@@ -125,7 +125,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
             *devPtr = reinterpret_cast<void *>(p);
         }
     }
-    trace("aclrtMalloc", fmt("%p, %zu, 0x%x", static_cast<void *>(devPtr), size, pol), rc);
+    ACLSIM_TRACE("aclrtMalloc", fmt("%p, %zu, 0x%x", static_cast<void *>(devPtr), size, pol), rc);
     return rc;
 }
 
@@ -151,7 +151,7 @@ aclError aclrtFree(void *devPtr) {
         else
             munmap(reinterpret_cast<void *>(base), len);
     }
-    trace("aclrtFree", fmt("%p", devPtr), rc);
+    ACLSIM_TRACE("aclrtFree", fmt("%p", devPtr), rc);
     return rc;
 }
 
@@ -183,7 +183,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
         else
             memmove(d, s, count);
     }
-    trace(api, fmt("%p, %zu, %p, %zu, %d", dst, destMax, src, count, static_cast<int>(kind)), rc);
+    ACLSIM_TRACE(api, fmt("%p, %zu, %p, %zu, %d", dst, destMax, src, count, static_cast<int>(kind)), rc);
     return rc;
 }
 
@@ -207,7 +207,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
         else
             memset(d, static_cast<unsigned char>(value), count);
     }
-    trace(api, fmt("%p, %zu, %d, %zu", devPtr, maxCount, value, count), rc);
+    ACLSIM_TRACE(api, fmt("%p, %zu, %d, %zu", devPtr, maxCount, value, count), rc);
     return rc;
 }
 

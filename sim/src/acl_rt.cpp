@@ -68,7 +68,7 @@ aclError aclInit(const char *configPath) {
         std::lock_guard<std::mutex> g(g_mu);
         st().initialized = true;
     }
-    trace("aclInit", configPath ? fmt("\"%s\"", configPath) : "NULL", rc);
+    ACLSIM_TRACE("aclInit", configPath ? fmt("\"%s\"", configPath) : "NULL", rc);
     return rc;
 }
 
@@ -89,7 +89,7 @@ aclError aclFinalize(void) {
         }
     }
     if (rc != ACL_SUCCESS) fail(rc, "aclFinalize", "repeatedly finalized (aclFinalize without a new aclInit)");
-    trace("aclFinalize", "", rc);
+    ACLSIM_TRACE("aclFinalize", "", rc);
     return rc;
 }
 
@@ -121,7 +121,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
     }
     if (rc == ACL_ERROR_RT_INVALID_DEVICEID)
         fail(rc, "aclrtSetDevice", fmt("device %d does not exist (%u devices)", deviceId, n));
-    trace("aclrtSetDevice", fmt("%d", deviceId), rc);
+    ACLSIM_TRACE("aclrtSetDevice", fmt("%d", deviceId), rc);
     return rc;
 }
 
@@ -147,7 +147,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
         }
     }
     if (rc != ACL_SUCCESS) fail(rc, "aclrtResetDevice", fmt("device %d does not exist (%u devices)", deviceId, n));
-    trace("aclrtResetDevice", fmt("%d", deviceId), rc);
+    ACLSIM_TRACE("aclrtResetDevice", fmt("%d", deviceId), rc);
     return rc;
 }
 
@@ -163,7 +163,7 @@ aclError aclrtGetDevice(int32_t *deviceId) {
         else
             *deviceId = d;
     }
-    trace("aclrtGetDevice", fmt("%p", static_cast<void *>(deviceId)), rc);
+    ACLSIM_TRACE("aclrtGetDevice", fmt("%p", static_cast<void *>(deviceId)), rc);
     return rc;
 }
 
@@ -174,7 +174,7 @@ aclError aclrtGetDeviceCount(uint32_t *countOut) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount", "count is NULL");
     else
         *countOut = device_count();
-    trace("aclrtGetDeviceCount", fmt("%p", static_cast<void *>(countOut)), rc);
+    ACLSIM_TRACE("aclrtGetDeviceCount", fmt("%p", static_cast<void *>(countOut)), rc);
     return rc;
 }
 
@@ -197,7 +197,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
         }
     }
     if (rc == ACL_ERROR_RT_INVALID_DEVICEID) fail(rc, "aclrtCreateContext", "invalid device id");
-    trace("aclrtCreateContext", fmt("%p, %d", static_cast<void *>(context), deviceId), rc);
+    ACLSIM_TRACE("aclrtCreateContext", fmt("%p, %d", static_cast<void *>(context), deviceId), rc);
     return rc;
 }
 
@@ -218,7 +218,7 @@ aclError aclrtDestroyContext(aclrtContext context) {
     }
     if (rc == ACL_ERROR_RT_PARAM_INVALID)
         fail(rc, "aclrtDestroyContext", "not a live context created by aclrtCreateContext");
-    trace("aclrtDestroyContext", fmt("%p", context), rc);
+    ACLSIM_TRACE("aclrtDestroyContext", fmt("%p", context), rc);
     return rc;
 }
 
@@ -236,7 +236,7 @@ aclError aclrtGetCurrentContext(aclrtContext *context) {
     }
     if (rc == ACL_ERROR_RT_CONTEXT_NULL)
         fail(rc, "aclrtGetCurrentContext", "no current context on the calling thread");
-    trace("aclrtGetCurrentContext", fmt("%p", static_cast<void *>(context)), rc);
+    ACLSIM_TRACE("aclrtGetCurrentContext", fmt("%p", static_cast<void *>(context)), rc);
     return rc;
 }
 
@@ -254,7 +254,7 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
             t_ctx = c;
     }
     if (rc == ACL_ERROR_RT_PARAM_INVALID) fail(rc, "aclrtSetCurrentContext", "not a live context");
-    trace("aclrtSetCurrentContext", fmt("%p", context), rc);
+    ACLSIM_TRACE("aclrtSetCurrentContext", fmt("%p", context), rc);
     return rc;
 }
 
@@ -263,14 +263,14 @@ const char *aclrtGetSocName(void) {
     const char *raw = soc_name_raw();
     const char *out = raw ? intern(raw) : nullptr;
     if (out == nullptr) fail(ACL_ERROR_INTERNAL_ERROR, "aclrtGetSocName", "the SoC name is unknown");
-    trace_line("aclrtGetSocName", "", out ? fmt("\"%s\"", out) : "NULL");
+    ACLSIM_TRACE_LINE("aclrtGetSocName", "", out ? fmt("\"%s\"", out) : "NULL");
     return out;
 }
 
 const char *aclGetRecentErrMsg(void) {
     count("aclGetRecentErrMsg");
     const char *out = t_err.empty() ? nullptr : t_err.c_str();
-    trace_line("aclGetRecentErrMsg", "", out ? fmt("\"%s\"", out) : "NULL");
+    ACLSIM_TRACE_LINE("aclGetRecentErrMsg", "", out ? fmt("\"%s\"", out) : "NULL");
     return out;
 }
 
@@ -297,7 +297,7 @@ aclError aclsysGetVersionStr(char *pkgName, char *versionStr) {
             snprintf(versionStr, 128, "%s", v);
         }
     }
-    trace("aclsysGetVersionStr", fmt("\"%s\", %p", pkgName ? pkgName : "(null)", static_cast<void *>(versionStr)),
+    ACLSIM_TRACE("aclsysGetVersionStr", fmt("\"%s\", %p", pkgName ? pkgName : "(null)", static_cast<void *>(versionStr)),
           rc);
     return rc;
 }
@@ -334,7 +334,7 @@ aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum) {
             *versionNum = static_cast<int32_t>(num);
         }
     }
-    trace("aclsysGetVersionNum", fmt("\"%s\", %p", pkgName ? pkgName : "(null)", static_cast<void *>(versionNum)),
+    ACLSIM_TRACE("aclsysGetVersionNum", fmt("\"%s\", %p", pkgName ? pkgName : "(null)", static_cast<void *>(versionNum)),
           rc);
     return rc;
 }
@@ -401,7 +401,7 @@ int aclsimQueryMemory(const void *addr, size_t len, aclsimMemInfo *info) {
 void aclsimNoteCall(const char *name, const char *args, long long code) {
     if (name == nullptr) return;
     count(name);
-    trace(name, args ? args : "", code);
+    ACLSIM_TRACE(name, args ? args : "", code);
 }
 
 }  // extern "C"

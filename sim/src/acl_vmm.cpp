@@ -112,7 +112,7 @@ aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, vo
             }
         }
     }
-    trace(api,
+    ACLSIM_TRACE(api,
           fmt("%p, %zu, %zu, %p, %llu", static_cast<void *>(virPtr), size, alignment, expectPtr,
               (unsigned long long)flags),
           rc);
@@ -149,7 +149,7 @@ aclError aclrtReleaseMemAddress(void *virPtr) {
         else
             munmap(reinterpret_cast<void *>(r.map_base), r.map_len);
     }
-    trace(api, fmt("%p", virPtr), rc);
+    ACLSIM_TRACE(api, fmt("%p", virPtr), rc);
     return rc;
 }
 
@@ -206,7 +206,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrt
             }
         }
     }
-    trace(api,
+    ACLSIM_TRACE(api,
           fmt("%p, %zu, %p, %llu", static_cast<void *>(handle), size, static_cast<const void *>(prop),
               (unsigned long long)flags),
           rc);
@@ -232,7 +232,7 @@ aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
         }
         if (!known) rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, "driver error: not a live handle of aclrtMallocPhysical");
     }
-    trace(api, fmt("%p", handle), rc);
+    ACLSIM_TRACE(api, fmt("%p", handle), rc);
     return rc;
 }
 
@@ -284,7 +284,7 @@ aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle
         }
         if (!why.empty()) rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, "driver error: " + why);
     }
-    trace(api, fmt("%p, %zu, %zu, %p, %llu", virPtr, size, offset, handle, (unsigned long long)flags), rc);
+    ACLSIM_TRACE(api, fmt("%p, %zu, %zu, %p, %llu", virPtr, size, offset, handle, (unsigned long long)flags), rc);
     return rc;
 }
 
@@ -311,7 +311,7 @@ aclError aclrtUnmapMem(void *virPtr) {
         }
         if (!known) rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("driver error: %p is not the start of a mapping", virPtr));
     }
-    trace(api, fmt("%p", virPtr), rc);
+    ACLSIM_TRACE(api, fmt("%p", virPtr), rc);
     return rc;
 }
 
@@ -335,7 +335,7 @@ aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
         else
             *handle = ph;
     }
-    trace(api, fmt("%p, %p", virPtr, static_cast<void *>(handle)), rc);
+    ACLSIM_TRACE(api, fmt("%p, %p", virPtr, static_cast<void *>(handle)), rc);
     return rc;
 }
 
@@ -354,7 +354,7 @@ aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGr
         else
             *granularity = granularity_of(attr_page(static_cast<uint32_t>(prop->memAttr)));
     }
-    trace(api, fmt("%p, %d, %p", static_cast<void *>(prop), (int)option, static_cast<void *>(granularity)), rc);
+    ACLSIM_TRACE(api, fmt("%p, %d, %p", static_cast<void *>(prop), (int)option, static_cast<void *>(granularity)), rc);
     return rc;
 }
 
