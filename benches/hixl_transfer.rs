@@ -60,7 +60,7 @@ fn validate(ops: &[TransferOpDesc], remote: &[u8]) -> usize {
         let regs = inst.map(|i| &i.regs);
         check_transfer(
             "Hixl::TransferSync",
-            "b",
+            b"b",
             facts,
             ops,
             |a, l| regs.and_then(|r| r.kind_of_range(a, l)),

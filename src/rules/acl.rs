@@ -506,8 +506,23 @@ pub fn check_unregister(ptr: usize, device: i32, exact: bool, containing: Option
     })
 }
 
-/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`.
+/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: a valid call costs four comparisons.
+#[inline]
 pub fn check_devptr(
+    p_host: usize,
+    p_device_null: bool,
+    flag: u32,
+    device: i32,
+    containing: Option<&HostReg>,
+) -> Vec<Finding> {
+    if p_host != 0 && !p_device_null && flag == 0 && containing.is_some_and(HostReg::mapped) {
+        return Vec::new();
+    }
+    devptr_findings(p_host, p_device_null, flag, device, containing)
+}
+
+#[cold]
+fn devptr_findings(
     p_host: usize,
     p_device_null: bool,
     flag: u32,

@@ -551,22 +551,22 @@ fn transfer_rules() {
     let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
     let regd = |a: usize, n: u64| (a >= 0x1000 && a as u64 + n <= 0x2000).then_some(MemKind::Host);
     let none = |_: usize, _: u64| RemoteView::Unknown;
-    assert!(check_transfer("T", "b", ok, &[op(0x1000, 0x9000, 0x1000)], regd, none).is_empty());
+    assert!(check_transfer("T", b"b", ok, &[op(0x1000, 0x9000, 0x1000)], regd, none).is_empty());
     assert_eq!(
-        rules(&check_transfer("T", "b", XferFacts { linked: Some(false), ..ok }, &[op(0x1000, 1, 1)], regd, none)),
+        rules(&check_transfer("T", b"b", XferFacts { linked: Some(false), ..ok }, &[op(0x1000, 1, 1)], regd, none)),
         vec![RuleId::HixlXferNotConnected]
     );
-    assert!(check_transfer("T", "b", XferFacts { linked: None, ..ok }, &[op(0x1000, 1, 1)], regd, none).is_empty());
-    assert_eq!(rules(&check_transfer("T", "b", ok, &[], regd, none)), vec![RuleId::HixlXferEmpty]);
-    let v = check_transfer("T", "b", ok, &[op(0x1000, 1, 1), op(0x1000, 1, 0), op(0, 1, 1)], regd, none);
+    assert!(check_transfer("T", b"b", XferFacts { linked: None, ..ok }, &[op(0x1000, 1, 1)], regd, none).is_empty());
+    assert_eq!(rules(&check_transfer("T", b"b", ok, &[], regd, none)), vec![RuleId::HixlXferEmpty]);
+    let v = check_transfer("T", b"b", ok, &[op(0x1000, 1, 1), op(0x1000, 1, 0), op(0, 1, 1)], regd, none);
     assert_eq!(rules(&v), vec![RuleId::HixlXferEmpty]);
     assert!(v[0].problem.contains("op 1 of 3: len is 0 (and 1 more op(s))"), "{}", v[0].problem);
-    let v = check_transfer("T", "b", ok, &[op(0x1800, 1, 0x1000), op(0x3000, 1, 1)], regd, none);
+    let v = check_transfer("T", b"b", ok, &[op(0x1800, 1, 0x1000), op(0x3000, 1, 1)], regd, none);
     assert_eq!(rules(&v), vec![RuleId::HixlXferLocalUnregistered]);
     assert!(v[0].problem.contains("op 0 of 2") && v[0].problem.contains("1 more"), "{}", v[0].problem);
     assert_eq!(v[0].action, None, "hixl_cs refuses it");
     let nf = XferFacts { state: InstanceState::Constructed, linked: Some(false), ..ok };
-    assert_eq!(rules(&check_transfer("T", "b", nf, &[], regd, none)), vec![RuleId::HixlNotInitialized]);
+    assert_eq!(rules(&check_transfer("T", b"b", nf, &[], regd, none)), vec![RuleId::HixlNotInitialized]);
 }
 
 #[test]
@@ -593,23 +593,23 @@ fn unregistered_transfers_by_engine() {
         sync: true,
     };
     let unreg = [op(0x1000, 1, 0x10), op(0x5000, 1, 0x10)];
-    let staged = check_transfer("T", "b", comm, &unreg, regd, none);
+    let staged = check_transfer("T", b"b", comm, &unreg, regd, none);
     assert_eq!(rules(&staged), vec![RuleId::HixlXferLocalUnregistered]);
     assert_eq!(staged[0].action, Some(Action::Warn), "staged through the pool: works");
     assert!(staged[0].problem.contains("staging buffer pool"), "{}", staged[0].problem);
-    let off = check_transfer("T", "b", XferFacts { pool: false, ..comm }, &unreg, regd, none);
+    let off = check_transfer("T", b"b", XferFacts { pool: false, ..comm }, &unreg, regd, none);
     assert_eq!(off[0].action, None, "pool off: fails");
     assert!(off[0].problem.contains("0:0"), "{}", off[0].problem);
-    let asynchronous = check_transfer("T", "b", XferFacts { sync: false, ..comm }, &unreg, regd, none);
+    let asynchronous = check_transfer("T", b"b", XferFacts { sync: false, ..comm }, &unreg, regd, none);
     assert_eq!(asynchronous[0].action, None, "TransferAsync is not staged");
-    let mixed = check_transfer("T", "b", comm, &[op(0x10000, 1, 0x10), op(0x5000, 1, 0x10)], regd, none);
+    let mixed = check_transfer("T", b"b", comm, &[op(0x10000, 1, 0x10), op(0x5000, 1, 0x10)], regd, none);
     assert_eq!(mixed[0].action, None, "device op then an unregistered (host) op: PARAM_INVALID");
     assert!(mixed[0].problem.contains("one transfer type"), "{}", mixed[0].problem);
-    let unknown = check_transfer("T", "b", XferFacts { engine: None, ..comm }, &unreg, regd, none);
+    let unknown = check_transfer("T", b"b", XferFacts { engine: None, ..comm }, &unreg, regd, none);
     assert_eq!(unknown[0].action, Some(Action::Warn), "engine unknown: no false rejection");
-    let fabric = check_transfer("T", "b", XferFacts { engine: Some(Engine::FabricMem), ..comm }, &unreg, regd, none);
+    let fabric = check_transfer("T", b"b", XferFacts { engine: Some(Engine::FabricMem), ..comm }, &unreg, regd, none);
     assert_eq!(fabric[0].action, None);
-    assert!(check_transfer("T", "b", comm, &[op(0x10000, 1, 0x10), op(0x1000, 1, 0x10)], regd, none).is_empty());
+    assert!(check_transfer("T", b"b", comm, &[op(0x10000, 1, 0x10), op(0x1000, 1, 0x10)], regd, none).is_empty());
 }
 
 #[test]
@@ -635,19 +635,19 @@ fn remote_ranges_the_link_cannot_see() {
         pool: false,
         sync: true,
     };
-    assert!(check_transfer("T", "b", cs, &[op(0x1000, 0x9000, 0x100)], local, remote).is_empty());
-    let late = check_transfer("T", "b", cs, &[op(0x1000, 0xa000, 0x100)], local, remote);
+    assert!(check_transfer("T", b"b", cs, &[op(0x1000, 0x9000, 0x100)], local, remote).is_empty());
+    let late = check_transfer("T", b"b", cs, &[op(0x1000, 0xa000, 0x100)], local, remote);
     assert_eq!(rules(&late), vec![RuleId::HixlXferRemoteUnregistered]);
     assert_eq!(late[0].action, None, "hixl_cs refuses it");
     assert!(late[0].problem.contains("after this link was made") && late[0].problem.contains("remoteBuffer"));
     assert!(late[0].fix.contains("before peers connect"), "{}", late[0].fix);
-    let past = check_transfer("T", "b", cs, &[op(0x1000, 0x9f00, 0x200)], local, remote);
+    let past = check_transfer("T", b"b", cs, &[op(0x1000, 0x9f00, 0x200)], local, remote);
     assert!(past[0].problem.contains("not inside a registration"), "{}", past[0].problem);
     let comm = XferFacts { engine: Some(Engine::Comm), pool: true, ..cs };
-    let staged = check_transfer("T", "b", comm, &[op(0x1000, 0xa000, 0x100)], local, remote);
+    let staged = check_transfer("T", b"b", comm, &[op(0x1000, 0xa000, 0x100)], local, remote);
     assert_eq!(staged[0].action, Some(Action::Warn), "the comm engine stages it");
     let unknown = |_: usize, _: u64| RemoteView::Unknown;
-    assert!(check_transfer("T", "b", cs, &[op(0x1000, 0xa000, 0x100)], local, unknown).is_empty());
+    assert!(check_transfer("T", b"b", cs, &[op(0x1000, 0xa000, 0x100)], local, unknown).is_empty());
 }
 
 #[test]

@@ -85,13 +85,14 @@ impl RemoteView {
 /// (what the link sees of a remote range), no allocation unless something is wrong.
 pub fn check_transfer(
     call: &str,
-    remote_name: &str,
+    remote_name: &[u8],
     f: XferFacts,
     ops: &[TransferOpDesc],
     registered: impl Fn(usize, u64) -> Option<MemKind>,
     remote: impl Fn(usize, u64) -> RemoteView,
 ) -> Vec<Finding> {
-    let remote_engine = remote_name;
+    // Text only for messages: a clean call converts nothing.
+    let remote_engine = || String::from_utf8_lossy(remote_name);
     let mut out = Vec::new();
     if let Some(nf) = check_initialized(call, f.state) {
         out.push(nf);
@@ -101,9 +102,10 @@ pub fn check_transfer(
         out.push(Finding::new(
             RuleId::HixlXferNotConnected,
             "remote_engine",
-            format!("this instance has no link to \"{remote_engine}\""),
+            format!("this instance has no link to \"{}\"", remote_engine()),
             format!(
-                "Connect(\"{remote_engine}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect"
+                "Connect(\"{}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect",
+                remote_engine()
             ),
         ));
     }
@@ -196,6 +198,7 @@ pub fn check_transfer(
     if let Some(i) = first_far {
         let op = &ops[i];
         let end = op.remote_addr.saturating_add(op.len);
+        let remote_engine = remote_engine();
         let range = if late {
             format!(
                 "op {i} of {}: \"{remote_engine}\" registered the remote range [0x{:x}, 0x{end:x}) ({}) after this link was made, and a link sees only the registrations its peer had when it was made (the vendor logs \"Can't find remoteBuffer by key\"){}",
