@@ -230,7 +230,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = p_host as usize;
-            let containing = state::read(|s| s.host_regs.containing(device, p).copied());
+            let containing = state::snapshot::read(|v| v.host_regs.containing(device, p).copied());
             let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
             if findings.is_empty() {
                 return Ok(());

@@ -348,7 +348,7 @@ pub struct CsEndpoint {
 }
 
 /// All HIXL objects regcheck has seen.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct HixlState {
     /// `hixl::Hixl` objects by address.
     pub instances: AddrMap<Instance>,

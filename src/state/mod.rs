@@ -9,6 +9,7 @@
 pub mod hixl;
 pub mod queries;
 pub mod registry;
+pub mod snapshot;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -52,6 +53,8 @@ static STATE: LazyLock<ShardedLock<State>> = LazyLock::new(|| ShardedLock::new(S
 /// Run `f` with the state locked for writing. Never call the vendor inside `f`.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
     let mut guard = STATE.write().unwrap_or_else(PoisonError::into_inner);
+    // Before `f`: a panic in it may have changed the state all the same.
+    snapshot::bump();
     f(&mut guard)
 }
 
@@ -69,6 +72,7 @@ struct ForkLocks {
     _log_file: Option<MutexGuard<'static, std::fs::File>>,
     _noted: Option<MutexGuard<'static, HashSet<String>>>,
     _init: MutexGuard<'static, ()>,
+    _published: MutexGuard<'static, Option<std::sync::Arc<snapshot::Snapshot>>>,
     _state: ShardedLockWriteGuard<'static, State>,
 }
 
@@ -107,16 +111,23 @@ thread_local! {
 static FORKED_WITH_LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 extern "C" fn fork_prepare() {
-    // Always the same order: STATE, INIT, then the runtime's mutexes, then the log file and
+    // Always the same order: STATE, the published snapshot, INIT, then the runtime's mutexes, then the log file and
     // stderr (a thread that logs holds only the last two, and takes nothing while holding
     // them; nothing takes STATE while holding INIT).
     let state = STATE.write().unwrap_or_else(PoisonError::into_inner);
+    let published = snapshot::lock_published();
     let init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
     let rt = runtime_if_ready();
     let noted = rt.map(|rt| rt.noted.lock().unwrap_or_else(PoisonError::into_inner));
     let log_file = crate::report::lock_log_file();
-    let locks =
-        ForkLocks { _stderr: std::io::stderr().lock(), _log_file: log_file, _noted: noted, _init: init, _state: state };
+    let locks = ForkLocks {
+        _stderr: std::io::stderr().lock(),
+        _log_file: log_file,
+        _noted: noted,
+        _init: init,
+        _published: published,
+        _state: state,
+    };
     let _ = FORK_LOCKS.try_with(|g| *g.borrow_mut() = Some(locks));
 }
 

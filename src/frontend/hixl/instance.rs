@@ -428,7 +428,7 @@ fn check_transfer(
     };
     let key = this as usize;
     let findings = with_ascend_bytes(remote, |name| {
-        state::read(|s| {
+        state::snapshot::read(|s| {
             let inst = s.hixl.instances.get(&key);
             let linked = match inst {
                 Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => Some(i.links.contains(name)),
@@ -441,7 +441,6 @@ fn check_transfer(
                 pool: inst.is_some_and(|i| i.options.buffer_pool.stages()),
                 sync,
             };
-            let remote_text = std::str::from_utf8(name).unwrap_or("(not UTF-8)");
             let regs = inst.map(|i| &i.regs);
             let view = inst.and_then(|i| i.peer_views.get(name));
             // The peer's registrations now: only asked for when a remote range misses the view.
@@ -479,7 +478,7 @@ fn check_transfer(
                     None => RemoteView::Unregistered,
                 },
             };
-            rules::check_transfer(call, remote_text, facts, ops, local, remote)
+            rules::check_transfer(call, name, facts, ops, local, remote)
         })
     });
     let Some(findings) = findings else {
