@@ -79,10 +79,35 @@ impl RemoteView {
     }
 }
 
+/// What a scan of a transfer's ops found: counts and the first op of each problem.
+#[derive(Debug, Default, Clone, Copy)]
+struct OpScan {
+    /// Ops with a zero length or address.
+    bad: usize,
+    first_bad: Option<usize>,
+    /// Ops whose local range is in no registration.
+    unreg: usize,
+    first_unreg: Option<usize>,
+    /// Ops whose remote range the link does not see.
+    far: usize,
+    first_far: Option<usize>,
+    /// The first such remote range was registered after the link was made.
+    late: bool,
+    /// The local kinds differ once a range needs the staging pool.
+    mixed: bool,
+}
+
+impl OpScan {
+    fn clean(&self) -> bool {
+        self.first_bad.is_none() && self.first_unreg.is_none() && self.first_far.is_none()
+    }
+}
+
 /// `HIXL-NOT-INITIALIZED`, `HIXL-XFER-NOT-CONNECTED`, `HIXL-XFER-EMPTY`,
-/// `HIXL-XFER-LOCAL-UNREGISTERED`, `HIXL-XFER-REMOTE-UNREGISTERED`. O(n log m) through
-/// `registered` (the kind of the live registration containing a local range) and `remote`
-/// (what the link sees of a remote range), no allocation unless something is wrong.
+/// `HIXL-XFER-LOCAL-UNREGISTERED`, `HIXL-XFER-REMOTE-UNREGISTERED`, through `registered`
+/// (the kind of the live registration containing a local range) and `remote` (what the link
+/// sees of a remote range): one pass over the ops, no allocation and no text unless something
+/// is wrong.
 pub fn check_transfer(
     call: &str,
     remote_name: &[u8],
@@ -90,6 +115,66 @@ pub fn check_transfer(
     ops: &[TransferOpDesc],
     registered: impl Fn(usize, u64) -> Option<MemKind>,
     remote: impl Fn(usize, u64) -> RemoteView,
+) -> Vec<Finding> {
+    let ready = matches!(f.state, InstanceState::Initialized | InstanceState::Unknown);
+    if !ready || ops.is_empty() {
+        return transfer_findings(call, remote_name, f, ops, OpScan::default());
+    }
+    let scan = scan_ops(ops, registered, remote);
+    if scan.clean() && f.linked != Some(false) {
+        return Vec::new();
+    }
+    transfer_findings(call, remote_name, f, ops, scan)
+}
+
+fn scan_ops(
+    ops: &[TransferOpDesc],
+    registered: impl Fn(usize, u64) -> Option<MemKind>,
+    remote: impl Fn(usize, u64) -> RemoteView,
+) -> OpScan {
+    let mut scan = OpScan::default();
+    // The comm engine's staging path: once a range needs the pool, each op's local kind
+    // (unregistered memory counts as host) must equal the previous op's.
+    let (mut staged_so_far, mut prev_kind) = (false, None);
+    for (i, op) in ops.iter().enumerate() {
+        if op.len == 0 || op.local_addr == 0 || op.remote_addr == 0 {
+            scan.bad += 1;
+            scan.first_bad.get_or_insert(i);
+            continue;
+        }
+        let kind = registered(op.local_addr, op.len as u64);
+        if kind.is_none() {
+            scan.unreg += 1;
+            scan.first_unreg.get_or_insert(i);
+            staged_so_far = true;
+        }
+        let seen = remote(op.remote_addr, op.len as u64);
+        if seen.missing() {
+            scan.far += 1;
+            if scan.first_far.is_none() {
+                scan.first_far = Some(i);
+                scan.late = seen == RemoteView::Late;
+            }
+            staged_so_far = true;
+        }
+        let kind = kind.unwrap_or(MemKind::Host);
+        if staged_so_far && prev_kind.is_some_and(|p| p != kind) {
+            scan.mixed = true;
+        }
+        prev_kind = Some(kind);
+    }
+    scan
+}
+
+/// The findings of a transfer that is not clean (`scan` is empty when the ops were not
+/// scanned: the instance is not initialised, or there are no ops).
+#[cold]
+fn transfer_findings(
+    call: &str,
+    remote_name: &[u8],
+    f: XferFacts,
+    ops: &[TransferOpDesc],
+    scan: OpScan,
 ) -> Vec<Finding> {
     // Text only for messages: a clean call converts nothing.
     let remote_engine = || String::from_utf8_lossy(remote_name);
@@ -113,39 +198,7 @@ pub fn check_transfer(
         out.push(Finding::new(RuleId::HixlXferEmpty, "op_descs", "is empty", "pass at least one TransferOpDesc"));
         return out;
     }
-    let (mut bad, mut first_bad) = (0usize, None);
-    let (mut unreg, mut first_unreg) = (0usize, None);
-    let (mut far, mut first_far, mut late) = (0usize, None, false);
-    // The comm engine's staging path: once a range needs the pool, each op's local kind
-    // (unregistered memory counts as host) must equal the previous op's.
-    let (mut staged_so_far, mut mixed, mut prev_kind) = (false, false, None);
-    for (i, op) in ops.iter().enumerate() {
-        if op.len == 0 || op.local_addr == 0 || op.remote_addr == 0 {
-            bad += 1;
-            first_bad.get_or_insert(i);
-            continue;
-        }
-        let kind = registered(op.local_addr, op.len as u64);
-        if kind.is_none() {
-            unreg += 1;
-            first_unreg.get_or_insert(i);
-            staged_so_far = true;
-        }
-        let seen = remote(op.remote_addr, op.len as u64);
-        if seen.missing() {
-            far += 1;
-            if first_far.is_none() {
-                first_far = Some(i);
-                late = seen == RemoteView::Late;
-            }
-            staged_so_far = true;
-        }
-        let kind = kind.unwrap_or(MemKind::Host);
-        if staged_so_far && prev_kind.is_some_and(|p| p != kind) {
-            mixed = true;
-        }
-        prev_kind = Some(kind);
-    }
+    let OpScan { bad, first_bad, unreg, first_unreg, far, first_far, late, mixed } = scan;
     let more = |n: usize| if n > 1 { format!(" (and {} more op(s))", n - 1) } else { String::new() };
     if let Some(i) = first_bad {
         let op = &ops[i];
