@@ -3,38 +3,14 @@
 //!
 //! Only what the vendor accepted is recorded: a registration enters a [`RegSet`] when the
 //! vendor returned `SUCCESS` and leaves it when `DeregisterMem` succeeded on a live handle.
-//! Every look-up the transfer path needs is O(log m) in live registrations, with no
-//! allocation and no system call.
+//! Every look-up the transfer path needs is O(1) expected, whatever the number of live
+//! registrations, with no allocation and no system call.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::thread::ThreadId;
 
+use super::spans::{AddrMap, SpanIndex};
 use crate::rules::hixl::{Engine, MemKind, OptionsFacts};
-
-/// Hashes an object's address with one multiplication (looked up on every transfer; the
-/// keys are this process's own addresses, so SipHash's resistance to chosen keys buys nothing).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AddrHasher(u64);
-
-impl std::hash::Hasher for AddrHasher {
-    fn finish(&self) -> u64 {
-        // The table takes its bucket from the low bits: fold the well-mixed high bits down.
-        self.0 ^ (self.0 >> 29)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// A map keyed by an object's address.
-pub type AddrMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<AddrHasher>>;
 
 /// One live registration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,11 +37,13 @@ impl HixlReg {
 pub struct RegSet {
     /// Per kind (device, host): `(addr, handle) -> len`, ordered by address.
     by_addr: [BTreeMap<(usize, usize), u64>; 2],
+    /// Per kind: the non-empty registrations as spans, with their handle, for containment.
+    spans: [SpanIndex<usize>; 2],
     by_handle: HashMap<usize, HixlReg>,
     /// Total bytes per kind.
     totals: [u64; 2],
     /// Some registrations of one kind overlap (possible only when regcheck's overlap rule was
-    /// off or in report mode and the vendor accepted them): containment falls back to a scan.
+    /// off or in report mode and the vendor accepted them): overlap queries fall back to a scan.
     overlapping: [bool; 2],
 }
 
@@ -88,6 +66,7 @@ impl RegSet {
             self.overlapping[s] = true;
         }
         self.by_addr[s].insert((reg.addr, reg.handle), reg.len);
+        self.spans[s].insert(reg.addr, reg.end(), reg.handle);
         self.totals[s] = self.totals[s].saturating_add(reg.len);
         self.by_handle.insert(reg.handle, reg);
     }
@@ -97,6 +76,7 @@ impl RegSet {
         let reg = self.by_handle.remove(&handle)?;
         let s = slot(reg.kind);
         self.by_addr[s].remove(&(reg.addr, reg.handle));
+        self.spans[s].remove(reg.addr, reg.end(), &reg.handle);
         self.totals[s] = self.totals[s].saturating_sub(reg.len);
         if self.by_addr[s].is_empty() {
             self.overlapping[s] = false;
@@ -149,7 +129,7 @@ impl RegSet {
     }
 
     /// Whether `[addr, addr + len)` lies inside one live registration of any kind.
-    /// O(log m), no allocation (a scan only when overlapping registrations exist).
+    /// O(1) expected, no allocation.
     pub fn contains_range(&self, addr: usize, len: u64) -> bool {
         self.kind_of_range(addr, len).is_some()
     }
@@ -160,23 +140,11 @@ impl RegSet {
     }
 
     /// A live registration containing `[addr, addr + len)` as `(addr, end, kind)`, device
-    /// first (the one [`RegSet::kind_of_range`] answers by).
+    /// first (the one [`RegSet::kind_of_range`] answers by); among overlapping ones of a kind,
+    /// the one [`SpanIndex::find`] picks. An empty range at `addr` lies inside a registration
+    /// with `start <= addr <= end`; empty registrations contain nothing.
     pub fn span_of_range(&self, addr: usize, len: u64) -> Option<(usize, usize, MemKind)> {
-        let Ok(ulen) = usize::try_from(len) else { return None };
-        let end = addr.checked_add(ulen)?;
-        [MemKind::Device, MemKind::Host].into_iter().find_map(|k| {
-            let s = slot(k);
-            let map = &self.by_addr[s];
-            let hit = if self.overlapping[s] {
-                map.range(..=(addr, usize::MAX)).find(|((a, _), l)| reg_end(*a, **l) >= end && **l > 0)
-            } else {
-                map.range(..=(addr, usize::MAX))
-                    .rev()
-                    .find(|(_, l)| **l > 0)
-                    .filter(|((a, _), l)| *a <= addr && reg_end(*a, **l) >= end)
-            };
-            hit.map(|((a, _), l)| (*a, reg_end(*a, *l), k))
-        })
+        find_kind(&self.spans, addr, len)
     }
 
     /// Whether a span [`RegSet::span_of_range`] returned answers for any range it contains
@@ -208,45 +176,33 @@ impl RegSet {
 }
 
 /// What a link can see of its peer's registrations: a snapshot taken when the link was made
-/// (it never changes), kept per kind as address-sorted spans and searched by bisection.
+/// (it never changes), kept per kind as a [`SpanIndex`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PeerView {
-    /// Per kind (device, host): the non-empty registrations as `(addr, end)`, by address.
-    spans: [Vec<(usize, usize)>; 2],
-    /// Some spans of one kind overlap each other: containment falls back to a scan.
-    overlapping: [bool; 2],
+    /// Per kind (device, host): the non-empty registrations, with their handle.
+    spans: [SpanIndex<usize>; 2],
 }
 
 impl PeerView {
     /// The snapshot of `regs`.
     pub fn of(regs: &RegSet) -> PeerView {
-        let mut v = PeerView::default();
-        for s in 0..2 {
-            let spans: Vec<(usize, usize)> =
-                regs.by_addr[s].iter().filter(|(_, l)| **l > 0).map(|((a, _), l)| (*a, reg_end(*a, *l))).collect();
-            // Sorted by start: any two overlapping spans imply two neighbours that overlap.
-            v.overlapping[s] = spans.windows(2).any(|w| w[1].0 < w[0].1);
-            v.spans[s] = spans;
-        }
-        v
+        PeerView { spans: regs.spans.clone() }
     }
 
     /// The kind of a registration of the snapshot containing `[addr, addr + len)` (device
-    /// first), as [`RegSet::kind_of_range`] answers it. O(log m), no allocation.
+    /// first), as [`RegSet::kind_of_range`] answers it. O(1) expected, no allocation.
     pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
-        let Ok(ulen) = usize::try_from(len) else { return None };
-        let end = addr.checked_add(ulen)?;
-        [MemKind::Device, MemKind::Host].into_iter().find(|k| {
-            let s = slot(*k);
-            let spans = &self.spans[s];
-            let n = spans.partition_point(|(a, _)| *a <= addr);
-            if self.overlapping[s] {
-                spans[..n].iter().any(|(_, e)| *e >= end)
-            } else {
-                n > 0 && spans[n - 1].1 >= end
-            }
-        })
+        find_kind(&self.spans, addr, len).map(|(_, _, k)| k)
     }
+}
+
+/// A span of `spans` (device, host) containing `[addr, addr + len)`, device first.
+fn find_kind(spans: &[SpanIndex<usize>; 2], addr: usize, len: u64) -> Option<(usize, usize, MemKind)> {
+    let Ok(ulen) = usize::try_from(len) else { return None };
+    let end = addr.checked_add(ulen)?;
+    [MemKind::Device, MemKind::Host]
+        .into_iter()
+        .find_map(|k| spans[slot(k)].find(addr, end).map(|&(a, e, _)| (a, e, k)))
 }
 
 /// The snapshots of an instance's links to engines of this process, by engine name (few: one
@@ -417,23 +373,33 @@ mod tests {
                 set.insert(reg(h + 1, 0x1000 + next(4000) as usize, len, kind));
             }
             let view = PeerView::of(&set);
-            overlapped[round % 2] |= view.overlapping.iter().any(|o| *o);
+            overlapped[round % 2] |= set.overlapping.iter().any(|o| *o);
             for _ in 0..400 {
                 let addr = 0x1000 + next(4400) as usize - 200;
                 let len = next(320);
                 assert_eq!(view.kind_of_range(addr, len), set.kind_of_range(addr, len), "{addr:#x}+{len} in {set:?}");
+                let end = addr + len as usize;
+                let scan = set
+                    .iter()
+                    .filter(|r| r.len > 0 && r.addr <= addr && end <= r.end())
+                    .map(|r| r.kind)
+                    .min_by_key(|k| slot(*k));
+                assert_eq!(set.kind_of_range(addr, len), scan, "{addr:#x}+{len} in {set:?}");
+                if let Some((a, e, k)) = set.span_of_range(addr, len) {
+                    assert!(a <= addr && end <= e && set.iter().any(|r| (r.addr, r.end(), r.kind) == (a, e, k)));
+                }
             }
             assert_eq!(view.kind_of_range(usize::MAX, 2), None);
             assert_eq!(view.kind_of_range(0x1000, u64::MAX), None);
         }
         assert!(overlapped.iter().all(|o| *o), "the generated sets include overlapping registrations");
-        // Sets with no overlap at all take the bisection path.
+        // Sets with no overlap at all.
         let mut set = RegSet::default();
         for h in 0..100usize {
             set.insert(reg(h + 1, 0x10_000 + h * 0x100, if h % 7 == 0 { 0x80 } else { 0x100 }, MemKind::Host));
         }
         let view = PeerView::of(&set);
-        assert_eq!(view.overlapping, [false, false]);
+        assert_eq!(set.overlapping, [false, false]);
         for addr in (0x10_000 - 0x10..0x10_000 + 100 * 0x100 + 0x10).step_by(0x10) {
             for len in [1u64, 0x10, 0x80, 0x100, 0x101] {
                 assert_eq!(view.kind_of_range(addr, len), set.kind_of_range(addr, len), "{addr:#x}+{len}");

@@ -10,6 +10,7 @@ pub mod hixl;
 pub mod queries;
 pub mod registry;
 pub mod snapshot;
+pub mod spans;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
