@@ -1,6 +1,7 @@
 //! Cost of the ACL checks that run on every call, with many live registrations:
-//! the registry look-ups behind aclrtHostGetDevicePointer and aclrtHostRegisterV2's overlap
-//! check (O(log n), no system call), and the argument rules.
+//! the registry look-ups behind aclrtHostGetDevicePointer (O(1) expected) and
+//! aclrtHostRegisterV2's overlap check (O(log n)), neither with a system call, and the argument
+//! rules.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use regcheck::rules::acl::{check_args, check_devptr, RegArgs, RegCall, MAPPED};

@@ -220,7 +220,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
     )
 }
 
-/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: O(log n), no system call.
+/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: O(1) expected, no system call.
 ///
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.

@@ -1,7 +1,10 @@
 //! Registries of live registrations and allocations: ordered maps keyed by start address, so
-//! every look-up (containing, overlapping) is O(log n) with no system call.
+//! every look-up is O(log n) with no system call; the hot one, the host registration
+//! containing an address, is O(1) expected from a [`SpanIndex`].
 
 use std::collections::BTreeMap;
+
+use super::spans::SpanIndex;
 
 /// Which host-registration API made a registration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,14 +56,23 @@ impl HostReg {
 /// rejects overlaps, and only successful registrations are recorded).
 #[derive(Debug, Default, Clone)]
 pub struct HostRegistry {
-    /// Per device (sorted by device): registrations by base address. A look-up compares
-    /// plain addresses, and a process has few devices.
-    devices: Vec<(i32, BTreeMap<usize, HostReg>)>,
+    /// Per device (sorted by device; a look-up compares plain numbers, and a process has few
+    /// devices).
+    devices: Vec<(i32, DeviceRegs)>,
     len: usize,
 }
 
+/// The live host registrations of one device.
+#[derive(Debug, Default, Clone)]
+struct DeviceRegs {
+    /// By base address: overlap queries and iteration.
+    by_base: BTreeMap<usize, HostReg>,
+    /// The same (the non-empty ones) for containment.
+    spans: SpanIndex<HostReg>,
+}
+
 impl HostRegistry {
-    fn device(&self, device: i32) -> Option<&BTreeMap<usize, HostReg>> {
+    fn device(&self, device: i32) -> Option<&DeviceRegs> {
         self.devices.iter().find(|(d, _)| *d == device).map(|(_, m)| m)
     }
 
@@ -68,20 +80,27 @@ impl HostRegistry {
         let i = match self.devices.binary_search_by_key(&reg.device, |(d, _)| *d) {
             Ok(i) => i,
             Err(i) => {
-                self.devices.insert(i, (reg.device, BTreeMap::new()));
+                self.devices.insert(i, (reg.device, DeviceRegs::default()));
                 i
             }
         };
-        if self.devices[i].1.insert(reg.base, reg).is_none() {
-            self.len += 1;
+        let d = &mut self.devices[i].1;
+        match d.by_base.insert(reg.base, reg) {
+            Some(old) => {
+                d.spans.remove(old.base, old.end(), &old);
+            }
+            None => self.len += 1,
         }
+        d.spans.insert(reg.base, reg.end(), reg);
     }
 
     pub fn remove(&mut self, device: i32, base: usize) -> Option<HostReg> {
         let i = self.devices.iter().position(|(d, _)| *d == device)?;
-        let r = self.devices[i].1.remove(&base)?;
+        let d = &mut self.devices[i].1;
+        let r = d.by_base.remove(&base)?;
+        d.spans.remove(r.base, r.end(), &r);
         self.len -= 1;
-        if self.devices[i].1.is_empty() {
+        if d.by_base.is_empty() {
             self.devices.remove(i);
         }
         Some(r)
@@ -97,13 +116,13 @@ impl HostRegistry {
 
     /// The registration on `device` whose base is exactly `base`.
     pub fn exact(&self, device: i32, base: usize) -> Option<&HostReg> {
-        self.device(device)?.get(&base)
+        self.device(device)?.by_base.get(&base)
     }
 
-    /// The registration on `device` containing `addr`.
+    /// The registration on `device` containing `addr` (a device's registrations do not
+    /// overlap: at most one does). O(1) expected.
     pub fn containing(&self, device: i32, addr: usize) -> Option<&HostReg> {
-        // One-sided: the B-tree descends for one bound only.
-        self.device(device)?.range(..=addr).next_back().map(|(_, r)| r).filter(|r| r.contains(addr))
+        self.device(device)?.spans.find(addr, addr.checked_add(1)?).map(|(_, _, r)| r)
     }
 
     /// A registration on `device` overlapping `[start, end)`, if any.
@@ -111,14 +130,14 @@ impl HostRegistry {
         if end <= start {
             return None;
         }
-        self.device(device)?.range(..end).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
+        self.device(device)?.by_base.range(..end).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
     }
 
     /// Drop every registration of `device` (the vendor drops them when the device is reset).
     /// Returns how many were dropped.
     pub fn remove_device(&mut self, device: i32) -> usize {
         let Some(i) = self.devices.iter().position(|(d, _)| *d == device) else { return 0 };
-        let n = self.devices.remove(i).1.len();
+        let n = self.devices.remove(i).1.by_base.len();
         self.len -= n;
         n
     }
@@ -137,7 +156,7 @@ impl HostRegistry {
 
     /// Every registration, by device, then address.
     pub fn iter(&self) -> impl Iterator<Item = &HostReg> {
-        self.devices.iter().flat_map(|(_, m)| m.values())
+        self.devices.iter().flat_map(|(_, m)| m.by_base.values())
     }
 }
 
@@ -237,6 +256,27 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert_eq!(r.clear(), 1);
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn containing_follows_replacements_and_the_top_of_the_address_space() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(reg(0, 0x1000, 0x3000)); // the same base again replaces it
+        assert_eq!(r.len(), 1);
+        assert_eq!(r.containing(0, 0x3fff).unwrap().len, 0x3000);
+        assert!(r.remove(0, 0x1000).is_some());
+        assert!(r.containing(0, 0x1000).is_none(), "gone from the index too");
+        r.insert(reg(0, 0x1000, 0x3000));
+        r.insert(reg(0, 0x1000, 0x1000));
+        assert!(r.containing(0, 0x2000).is_none(), "the shorter replacement");
+        r.insert(reg(0, usize::MAX - 0xfff, u64::MAX)); // the end saturates
+        assert_eq!(r.containing(0, usize::MAX - 1).unwrap().base, usize::MAX - 0xfff);
+        assert!(r.containing(0, usize::MAX).is_none(), "no registration holds the last byte");
+        r.insert(reg(0, 0x9000, 0));
+        assert!(r.containing(0, 0x9000).is_none(), "an empty registration holds nothing");
+        assert_eq!(r.clear(), 3);
+        assert!(r.containing(0, 0x1000).is_none());
     }
 
     #[test]
