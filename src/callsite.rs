@@ -98,8 +98,9 @@ impl Stack {
 
 thread_local! {
     /// An address in the frame of the intercepted call in progress on this thread (0: none),
-    /// and a count of the intercepted calls that started on this thread.
-    static CALL: (Cell<usize>, Cell<u64>) = const { (Cell::new(0), Cell::new(0)) };
+    /// a count of the intercepted calls that started on this thread, and whether regcheck's
+    /// own code is running on it (one thread-local for the three: a call reaches it once).
+    static CALL: (Cell<usize>, Cell<u64>, Cell<bool>) = const { (Cell::new(0), Cell::new(0), Cell::new(false)) };
 }
 
 /// Called by the front end as an intercepted call starts; `frame` is the address of a local
@@ -107,16 +108,29 @@ thread_local! {
 /// regcheck's.
 #[inline]
 pub fn call_started(frame: usize) {
-    let _ = CALL.try_with(|(f, n)| {
+    let _ = CALL.try_with(|(f, n, _)| {
         f.set(frame);
         n.set(n.get().wrapping_add(1));
     });
 }
 
+/// Mark the thread as running regcheck's own code (or not); returns the previous mark. A
+/// thread whose thread-locals are gone counts as busy.
+#[inline]
+pub fn set_busy(busy: bool) -> bool {
+    CALL.try_with(|(_, _, b)| b.replace(busy)).unwrap_or(true)
+}
+
+/// Whether regcheck's own code is running on this thread.
+#[inline]
+pub fn busy() -> bool {
+    CALL.try_with(|(_, _, b)| b.get()).unwrap_or(true)
+}
+
 /// How many intercepted calls started on this thread (changes with every ACL or HIXL call
 /// regcheck sees).
 pub fn calls_on_thread() -> u64 {
-    CALL.try_with(|(_, n)| n.get()).unwrap_or(0)
+    CALL.try_with(|(_, n, _)| n.get()).unwrap_or(0)
 }
 
 /// Serialises every unwind and symbolisation (and so the `backtrace` crate's caches).
@@ -214,7 +228,7 @@ pub fn capture(n: usize) -> Stack {
 }
 
 fn capture_locked(n: usize) -> Stack {
-    let marker = CALL.try_with(|(f, _)| f.get()).unwrap_or(0);
+    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
     let (own_base, in_executable) = own_object();
     let mut frames = Vec::new();
     let mut past_marker = marker == 0;
@@ -236,9 +250,14 @@ fn capture_locked(n: usize) -> Stack {
                     // The unwinder gives no frame addresses: rely on the objects alone.
                     past_marker = true;
                 } else {
-                    // The first frame above the marker holds it (the front end's own frame).
+                    // Frames below the marker are regcheck's. The one holding it (regcheck's
+                    // entry point, or the application's frame when the entry point was
+                    // inlined or tail-called, depending on what the unwinder calls a frame's
+                    // stack pointer) goes through the object and name tests below.
                     past_marker = sp > marker;
-                    return true;
+                    if !past_marker {
+                        return true;
+                    }
                 }
             }
             let ip = frame.ip() as usize;

@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::{decide, run, Verdict};
+use super::{decide, run, run_unrecorded, Verdict};
 use crate::codes::acl as code;
 use crate::platform::{memlock, memmap};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
@@ -225,7 +225,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
-    run(
+    run_unrecorded(
         "aclrtHostGetDevicePointer",
         |rt| {
             let device = queries::device().unwrap_or(-1);
@@ -243,7 +243,6 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
             }
         },
         || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
-        |_, (), _| {},
     )
 }
 
@@ -388,7 +387,7 @@ pub fn reset_device(device: i32) -> i32 {
 /// `aclFinalize()`: forwarded; nothing is forgotten. The vendor's aclFinalize ends what aclInit
 /// started and resets no device or context, so host registrations outlive it.
 pub fn finalize() -> i32 {
-    run("aclFinalize", |_| Ok(()), || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;), |_, (), _| {})
+    run_unrecorded("aclFinalize", |_| Ok(()), || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;))
 }
 
 // --- the VMM API: memory mapped with aclrtMapMem is device memory to HIXL -----------------

@@ -1,4 +1,5 @@
-//! Per-call logic. Every intercepted call runs in three phases (see [`run`]):
+//! Per-call logic. Every intercepted call runs in three phases (see [`run`]; a call with
+//! nothing to record skips the third, [`run_unrecorded`]):
 //! check (gather facts, evaluate rules, decide), forward (the vendor runs, no lock held,
 //! regcheck not marked busy), record (update the registry from the vendor's answer).
 //! A panic in check or record is caught: it is logged and the call is forwarded as is.
@@ -8,7 +9,6 @@ pub mod errmsg;
 pub mod hixl;
 
 use std::any::Any;
-use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,7 +18,6 @@ use crate::rules::{Action, Finding};
 use crate::state::{self, Runtime};
 
 thread_local! {
-    static BUSY: Cell<bool> = const { Cell::new(false) };
     static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
@@ -47,18 +46,18 @@ struct Busy;
 
 impl Busy {
     fn enter() -> Busy {
-        let _ = BUSY.try_with(|b| b.set(true));
+        crate::callsite::set_busy(true);
         Busy
     }
 
     fn active() -> bool {
-        BUSY.try_with(|b| b.get()).unwrap_or(true)
+        crate::callsite::busy()
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        let _ = BUSY.try_with(|b| b.set(false));
+        crate::callsite::set_busy(false);
     }
 }
 
@@ -117,43 +116,71 @@ fn forced_panic(rt: &Runtime, at: TestPanic) {
 
 /// One intercepted call: `check` returns `Ok(context)` to forward (the context goes to
 /// `record`) or `Err(code)` to reject; `forward` calls the vendor; `record` sees its result.
+#[inline(always)]
 pub(crate) fn run<C, R>(
     call: &'static str,
     check: impl FnOnce(&'static Runtime) -> Result<C, R>,
     forward: impl FnOnce() -> R,
     record: impl FnOnce(&'static Runtime, C, &R),
 ) -> R {
-    if Busy::active() {
-        return forward();
-    }
-    let Some(rt) = guarded(call, "starting for", state::runtime) else { return forward() };
-    if rt.mode() == Mode::Off {
-        return forward();
-    }
-    // Where regcheck's frames end, for a finding's call site (two thread-local stores).
+    // Where regcheck's frames end, for a finding's call site: a local of this frame (the
+    // check phase is inlined here).
     let frame_mark = 0u8;
-    crate::callsite::call_started(std::ptr::addr_of!(frame_mark) as usize);
-    let context = {
-        let _busy = Busy::enter();
-        state::report_fork();
-        match guarded(call, "checking", || {
-            forced_panic(rt, TestPanic::Check);
-            check(rt)
-        }) {
-            Some(Ok(c)) => Some(c),
-            Some(Err(code)) => return code,
-            None => None,
-        }
+    let (rt, context) = match check_phase(call, std::ptr::addr_of!(frame_mark) as usize, check) {
+        Err(code) => return code,
+        Ok(None) => return forward(),
+        Ok(Some(checked)) => checked,
     };
     let ret = forward();
-    if let Some(c) = context {
-        let _busy = Busy::enter();
-        guarded(call, "recording the result of", || {
-            forced_panic(rt, TestPanic::Record);
-            record(rt, c, &ret)
-        });
-    }
+    let _busy = Busy::enter();
+    guarded(call, "recording the result of", || {
+        forced_panic(rt, TestPanic::Record);
+        record(rt, context, &ret)
+    });
     ret
+}
+
+/// [`run`] for a call with nothing to record (a look-up, a transfer): no record phase.
+#[inline(always)]
+pub(crate) fn run_unrecorded<R>(
+    call: &'static str,
+    check: impl FnOnce(&'static Runtime) -> Result<(), R>,
+    forward: impl FnOnce() -> R,
+) -> R {
+    let frame_mark = 0u8;
+    match check_phase(call, std::ptr::addr_of!(frame_mark) as usize, check) {
+        Err(code) => code,
+        Ok(_) => forward(),
+    }
+}
+
+/// The check phase: `Err(code)` rejects the call; `Ok(None)` forwards it with nothing to
+/// record (regcheck re-entered, off, or failed); `Ok(Some(..))` forwards and records.
+#[inline(always)]
+fn check_phase<C, R>(
+    call: &'static str,
+    frame: usize,
+    check: impl FnOnce(&'static Runtime) -> Result<C, R>,
+) -> Result<Option<(&'static Runtime, C)>, R> {
+    if Busy::active() {
+        return Ok(None);
+    }
+    let Some(rt) = guarded(call, "starting for", state::runtime) else { return Ok(None) };
+    if rt.mode() == Mode::Off {
+        return Ok(None);
+    }
+    // Two thread-local stores.
+    crate::callsite::call_started(frame);
+    let _busy = Busy::enter();
+    state::report_fork();
+    match guarded(call, "checking", || {
+        forced_panic(rt, TestPanic::Check);
+        check(rt)
+    }) {
+        Some(Ok(c)) => Ok(Some((rt, c))),
+        Some(Err(code)) => Err(code),
+        None => Ok(None),
+    }
 }
 
 /// The decision on a call's findings.

@@ -430,8 +430,13 @@ fn check_transfer(
     let findings = with_ascend_bytes(remote, |name| {
         state::snapshot::read(|s| {
             let inst = s.hixl.instances.get(&key);
+            // A link to an engine of this process has a view of it (made and dropped with
+            // the link): one search answers both.
+            let view = inst.and_then(|i| i.peer_views.get(name));
             let linked = match inst {
-                Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => Some(i.links.contains(name)),
+                Some(i) if !i.options.auto_connect && i.phase == Phase::Initialized => {
+                    Some(view.is_some() || i.links.contains(name))
+                }
                 _ => None,
             };
             let facts = XferFacts {
@@ -442,7 +447,6 @@ fn check_transfer(
                 sync,
             };
             let regs = inst.map(|i| &i.regs);
-            let view = inst.and_then(|i| i.peer_views.get(name));
             // The peer's registrations now: only asked for when a remote range misses the view.
             let peer_now = std::cell::OnceCell::new();
             // Consecutive ops mostly fall in one registration: the last one matched is tried
@@ -518,11 +522,10 @@ pub unsafe fn transfer_sync(
     ops: *const c_void,
     timeout: i32,
 ) -> u32 {
-    run(
+    run_unrecorded(
         "Hixl::TransferSync",
         |rt| check_transfer(rt, "Hixl::TransferSync", true, this, remote, op, ops),
         || call_vendor!(TRANSFER_SYNC, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
-        |_, (), _| {},
     )
 }
 
@@ -541,10 +544,9 @@ pub unsafe fn transfer_async(
     args: *const c_void,
     req: *mut *mut c_void,
 ) -> u32 {
-    run(
+    run_unrecorded(
         "Hixl::TransferAsync",
         |rt| check_transfer(rt, "Hixl::TransferAsync", false, this, remote, op, ops),
         || call_vendor!(TRANSFER_ASYNC, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
-        |_, (), _| {},
     )
 }

@@ -17,7 +17,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::thread::ThreadId;
 
-use super::{decide, run, Verdict};
+use super::{decide, run, run_unrecorded, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
