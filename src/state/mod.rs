@@ -1,6 +1,7 @@
 //! Per-process state: the lazily created [`Runtime`] (configuration, rule actions, detected
 //! environment) and the [`State`] of registrations and allocations behind one reader-writer
-//! lock, sharded by thread.
+//! lock, sharded by thread. The hot look-ups read a [`snapshot`] of it instead, with no lock;
+//! containment is answered by [`spans`] indexes in expected O(1).
 //!
 //! Nothing here runs at load time. The lock is never held while the vendor runs, and a
 //! `pthread_atfork` handler makes sure a child process starts with it usable and with the
