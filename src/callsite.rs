@@ -114,14 +114,14 @@ pub fn call_started(frame: usize) {
     });
 }
 
-/// Mark the thread as running regcheck's own code (or not); returns the previous mark. A
-/// thread whose thread-locals are gone counts as busy.
+/// Mark the thread as running regcheck's own code (or not).
 #[inline]
-pub fn set_busy(busy: bool) -> bool {
-    CALL.try_with(|(_, _, b)| b.replace(busy)).unwrap_or(true)
+pub fn set_busy(busy: bool) {
+    let _ = CALL.try_with(|(_, _, b)| b.set(busy));
 }
 
-/// Whether regcheck's own code is running on this thread.
+/// Whether regcheck's own code is running on this thread (a thread whose thread-locals are
+/// gone counts as busy).
 #[inline]
 pub fn busy() -> bool {
     CALL.try_with(|(_, _, b)| b.get()).unwrap_or(true)
