@@ -103,12 +103,21 @@ impl Symbol {
         self.name.to_str().unwrap_or("?")
     }
 
-    /// The real function's address, or `None` when no vendor library defines it.
+    /// The real function's address, or `None` when no vendor library defines it. Once found,
+    /// one atomic load (inlined into every forwarding call).
+    #[inline]
     pub fn get(&self) -> Option<*mut c_void> {
         let cached = self.addr.load(Ordering::Acquire);
         if cached != 0 {
             return Some(cached as *mut c_void);
         }
+        self.resolve_now()
+    }
+
+    /// The first look-up, and every look-up while the vendor's function is missing.
+    #[cold]
+    #[inline(never)]
+    fn resolve_now(&self) -> Option<*mut c_void> {
         let now = loads().wrapping_add(1);
         if self.missed_at.load(Ordering::Relaxed) == now {
             return None;
@@ -142,6 +151,7 @@ impl Symbol {
     ///
     /// # Safety
     /// `F` must be the `extern "C"` function pointer type matching the vendor's prototype.
+    #[inline]
     pub unsafe fn get_fn<F: Copy>(&self) -> Option<F> {
         debug_assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
         self.get().map(|p| std::mem::transmute_copy::<*mut c_void, F>(&p))

@@ -165,7 +165,14 @@ fn check_phase<C, R>(
     if Busy::active() {
         return Ok(None);
     }
-    let Some(rt) = guarded(call, "starting for", state::runtime) else { return Ok(None) };
+    // Created once; only its creation can fail.
+    let rt = match state::runtime_if_ready() {
+        Some(rt) => rt,
+        None => match guarded(call, "starting for", state::runtime) {
+            Some(rt) => rt,
+            None => return Ok(None),
+        },
+    };
     if rt.mode() == Mode::Off {
         return Ok(None);
     }

@@ -135,6 +135,7 @@ impl RegSet {
     }
 
     /// The kind of a live registration containing `[addr, addr + len)` (device first).
+    #[inline]
     pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
         self.span_of_range(addr, len).map(|(_, _, k)| k)
     }
@@ -143,6 +144,7 @@ impl RegSet {
     /// first (the one [`RegSet::kind_of_range`] answers by); among overlapping ones of a kind,
     /// the one [`SpanIndex::find`] picks. An empty range at `addr` lies inside a registration
     /// with `start <= addr <= end`; empty registrations contain nothing.
+    #[inline]
     pub fn span_of_range(&self, addr: usize, len: u64) -> Option<(usize, usize, MemKind)> {
         find_kind(&self.spans, addr, len)
     }
@@ -191,12 +193,14 @@ impl PeerView {
 
     /// The kind of a registration of the snapshot containing `[addr, addr + len)` (device
     /// first), as [`RegSet::kind_of_range`] answers it. O(1) expected, no allocation.
+    #[inline]
     pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
         find_kind(&self.spans, addr, len).map(|(_, _, k)| k)
     }
 }
 
 /// A span of `spans` (device, host) containing `[addr, addr + len)`, device first.
+#[inline]
 fn find_kind(spans: &[SpanIndex<usize>; 2], addr: usize, len: u64) -> Option<(usize, usize, MemKind)> {
     let Ok(ulen) = usize::try_from(len) else { return None };
     let end = addr.checked_add(ulen)?;

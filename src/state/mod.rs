@@ -149,6 +149,7 @@ extern "C" fn fork_child() {
 }
 
 /// Called at the start of each intercepted call: the report a fork handler could not make.
+#[inline]
 pub fn report_fork() {
     if FORKED_WITH_LIVE.load(Ordering::Relaxed) == 0 {
         return;
@@ -213,10 +214,17 @@ pub struct Runtime {
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 /// The runtime, created on first use.
+#[inline]
 pub fn runtime() -> &'static Runtime {
-    if let Some(rt) = RUNTIME.get() {
-        return rt;
+    match RUNTIME.get() {
+        Some(rt) => rt,
+        None => create_runtime(),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn create_runtime() -> &'static Runtime {
     install_fork_handlers();
     // Created under INIT (it calls no vendor function): a fork waits until it is done.
     let _init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
@@ -224,6 +232,7 @@ pub fn runtime() -> &'static Runtime {
 }
 
 /// The runtime if it exists already (never creates it).
+#[inline]
 pub fn runtime_if_ready() -> Option<&'static Runtime> {
     RUNTIME.get()
 }

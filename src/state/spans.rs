@@ -179,7 +179,11 @@ impl<T: Copy + PartialEq> SpanIndex<T> {
     ///
     /// An empty query (`end == addr`) finds a span with `start <= addr <= span.end`: one
     /// holding the byte at `addr` first, else one ending exactly at `addr`.
+    #[inline]
     pub fn find(&self, addr: usize, end: usize) -> Option<&Span<T>> {
+        if self.levels == 0 {
+            return None;
+        }
         match end.checked_sub(addr)? {
             0 => addr
                 .checked_add(1)
@@ -190,6 +194,7 @@ impl<T: Copy + PartialEq> SpanIndex<T> {
     }
 
     /// A span holding every byte of `[addr, end)`, `addr < end`.
+    #[inline]
     fn find_nonempty(&self, addr: usize, end: usize) -> Option<&Span<T>> {
         // A span at a lower level is shorter than the query.
         let mut levels = self.levels & (u64::MAX << level_of(end - addr));
