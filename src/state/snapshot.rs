@@ -10,11 +10,12 @@
 //! program that alternates registrations and look-ups pays at most about one extra locked read
 //! per look-up. Every thread may hold one outdated copy until its next look-up.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::hixl::HixlState;
+use super::hixl::{HixlState, Instance};
 use super::registry::HostRegistry;
 use super::State;
 
@@ -53,8 +54,37 @@ const MIN_STALE_READS: usize = 64;
 /// The latest snapshot built (taken after the state lock, and by the `fork()` handler).
 static PUBLISHED: Mutex<Option<Arc<Snapshot>>> = Mutex::new(None);
 
+/// A thread's snapshot, and the HIXL instance it last looked up there.
+struct Local {
+    snap: Arc<Snapshot>,
+    /// `(address, the instance in snap)`: valid while `snap` is held, which never changes.
+    last_instance: Cell<Option<(usize, NonNull<Instance>)>>,
+}
+
+impl Local {
+    fn new(snap: Arc<Snapshot>) -> Local {
+        Local { snap, last_instance: Cell::new(None) }
+    }
+
+    /// The instance at `this` in the snapshot: a program transfers through few instances,
+    /// so the last one found answers most look-ups without a hash probe.
+    #[inline(always)]
+    fn instance(&self, this: usize) -> Option<&Instance> {
+        if let Some((addr, p)) = self.last_instance.get() {
+            if addr == this {
+                // SAFETY: `p` points into `self.snap`, which is never modified once built and
+                // outlives this borrow of `self`.
+                return Some(unsafe { p.as_ref() });
+            }
+        }
+        let i = self.snap.hixl.instances.get(&this)?;
+        self.last_instance.set(Some((this, NonNull::from(i))));
+        Some(i)
+    }
+}
+
 thread_local! {
-    static LOCAL: RefCell<Option<Arc<Snapshot>>> = const { RefCell::new(None) };
+    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
 }
 
 /// Called by every writer, with the state's write lock held.
@@ -75,21 +105,40 @@ fn records(s: &State) -> usize {
 /// Run `f` on the hot records: the thread's snapshot when it is current, else the locked
 /// state (rebuilding the snapshot once enough reads found it stale). Never call the vendor
 /// inside `f`.
+#[inline(always)]
 pub fn read<R>(f: impl FnOnce(HotView<'_>) -> R) -> R {
+    read_local(|v, _| f(v))
+}
+
+/// [`read`], with the HIXL instance at address `this` (`None`: regcheck does not know it).
+#[inline(always)]
+pub fn read_instance<R>(this: usize, f: impl FnOnce(HotView<'_>, Option<&Instance>) -> R) -> R {
+    read_local(|v, local| {
+        let inst = match local {
+            Some(l) => l.instance(this),
+            None => v.hixl.instances.get(&this),
+        };
+        f(v, inst)
+    })
+}
+
+/// Run `f` on the thread's current snapshot (with its [`Local`]) or on the locked state.
+#[inline(always)]
+fn read_local<R>(f: impl FnOnce(HotView<'_>, Option<&Local>) -> R) -> R {
     let generation = GENERATION.load(Ordering::Acquire);
     let mut f = Some(f);
     let hit = LOCAL.try_with(|local| {
-        let current = |l: &Option<Arc<Snapshot>>| l.as_ref().is_some_and(|s| s.generation == generation);
+        let current = |l: &Option<Local>| l.as_ref().is_some_and(|l| l.snap.generation == generation);
         if !local.try_borrow().is_ok_and(|l| current(&l)) && !refresh(local, generation) {
             return None;
         }
         let l = local.try_borrow().ok()?;
-        let snap = l.as_ref()?;
-        f.take().map(|f| f(snap.view()))
+        let l = l.as_ref()?;
+        f.take().map(|f| f(l.snap.view(), Some(l)))
     });
     match (hit, f) {
         (Ok(Some(r)), _) => r,
-        (_, Some(f)) => super::read(|s| f(HotView::of(s))),
+        (_, Some(f)) => super::read(|s| f(HotView::of(s), None)),
         // `f` ran and gave no answer: impossible (it returns R); the locked read is unreachable.
         (_, None) => unreachable!("the snapshot read consumed its closure without an answer"),
     }
@@ -97,12 +146,12 @@ pub fn read<R>(f: impl FnOnce(HotView<'_>) -> R) -> R {
 
 /// Bring the thread's snapshot up to `generation`, from the published one or by building
 /// one when reads have found it stale often enough. False: use the locked state.
-fn refresh(local: &RefCell<Option<Arc<Snapshot>>>, generation: u64) -> bool {
+fn refresh(local: &RefCell<Option<Local>>, generation: u64) -> bool {
     let Ok(mut l) = local.try_borrow_mut() else { return false };
     // Never wait: another thread publishing means this read can go to the state.
     if let Ok(p) = PUBLISHED.try_lock() {
         if let Some(s) = p.as_ref().filter(|s| s.generation == generation) {
-            *l = Some(Arc::clone(s));
+            *l = Some(Local::new(Arc::clone(s)));
             return true;
         }
     }
@@ -128,7 +177,7 @@ fn refresh(local: &RefCell<Option<Arc<Snapshot>>>, generation: u64) -> bool {
     match built {
         Some(snap) => {
             STALE_READS.store(0, Ordering::Relaxed);
-            *l = Some(snap);
+            *l = Some(Local::new(snap));
             true
         }
         None => false,
@@ -151,6 +200,38 @@ mod tests {
         read(|v| v.host_regs.containing(DEVICE, base + 0x10).is_some())
     }
 
+    fn engine_of(this: usize) -> Option<String> {
+        read_instance(this, |_, i| i.and_then(|i| i.local_engine.clone()))
+    }
+
+    /// The instance a thread looked up last is remembered per snapshot: look-ups of other
+    /// instances, and of the same one after a write, still answer from the records.
+    #[test]
+    fn the_last_instance_is_forgotten_with_its_snapshot() {
+        use crate::state::hixl::Instance;
+        let (a, b) = (0x7200_0000_0010, 0x7200_0000_0020);
+        let named = |n: &str| Instance { local_engine: Some(n.into()), ..Instance::default() };
+        crate::state::with(|s| {
+            s.hixl.instances.insert(a, named("a"));
+            s.hixl.instances.insert(b, named("b"));
+        });
+        for _ in 0..(2 * crate::state::read(records) + MIN_STALE_READS + 10) {
+            assert_eq!(engine_of(a).as_deref(), Some("a"));
+        }
+        assert!(LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| l.last_instance.get().is_some())));
+        assert_eq!(engine_of(b).as_deref(), Some("b"));
+        assert_eq!(engine_of(a).as_deref(), Some("a"));
+        crate::state::with(|s| s.hixl.instances.insert(a, named("a2")));
+        // From the locked state at first, then from a new snapshot once enough reads went there.
+        for _ in 0..(2 * crate::state::read(records) + MIN_STALE_READS + 10) {
+            assert_eq!(engine_of(a).as_deref(), Some("a2"), "a write was hidden by the remembered instance");
+        }
+        crate::state::with(|s| s.hixl.instances.remove(&a));
+        assert_eq!(engine_of(a), None);
+        assert_eq!(engine_of(0x7200_0000_0030), None);
+        crate::state::with(|s| s.hixl.instances.remove(&b));
+    }
+
     /// Reads enough for a snapshot to be built, then a write: the very next read sees it,
     /// on this thread and on another, whichever copy each thread holds.
     #[test]
@@ -162,7 +243,11 @@ mod tests {
             for _ in 0..(2 * crate::state::read(records) + MIN_STALE_READS + 10) {
                 assert!(seen(b));
             }
-            assert!(LOCAL.with(|l| l.borrow().as_ref().is_some_and(|s| s.host_regs.containing(DEVICE, b).is_some())));
+            assert!(LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| l
+                .snap
+                .host_regs
+                .containing(DEVICE, b)
+                .is_some())));
             std::thread::spawn(move || assert!(seen(b))).join().unwrap();
             crate::state::with(|s| s.host_regs.remove(DEVICE, b));
             assert!(!seen(b), "round {round}: the removed registration was still seen");

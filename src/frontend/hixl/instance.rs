@@ -410,7 +410,9 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
     )
 }
 
-/// The transfer checks: O(n log m), no allocation unless a rule finds something.
+/// The transfer checks: O(n) for n ops, no allocation unless a rule finds something. A clean
+/// transfer is judged in one pass that answers a single `bool`; findings are built by a
+/// second, cold pass over the same records.
 fn check_transfer(
     rt: &Runtime,
     call: &str,
@@ -426,10 +428,63 @@ fn check_transfer(
         });
         return Ok(());
     };
-    let key = this as usize;
-    let findings = with_ascend_bytes(remote, |name| {
-        state::snapshot::read(|s| {
-            let inst = s.hixl.instances.get(&key);
+    match judge_transfer(call, sync, this as usize, remote, ops, None) {
+        Some(true) => Ok(()),
+        Some(false) => transfer_verdict(rt, call, sync, this as usize, remote, op, ops),
+        None => {
+            rt.note_once("hixl-remote-unreadable", log::Level::Info, || {
+                format!(
+                    "{call}: remote_engine cannot be read (GetString/GetLength not found); the transfer rules are skipped"
+                )
+            });
+            Ok(())
+        }
+    }
+}
+
+/// The findings of a transfer the first pass did not find clean, logged and decided.
+#[cold]
+#[inline(never)]
+fn transfer_verdict(
+    rt: &Runtime,
+    call: &str,
+    sync: bool,
+    key: usize,
+    remote: *const c_void,
+    op: u32,
+    ops: &[TransferOpDesc],
+) -> Result<(), u32> {
+    let mut findings = Vec::new();
+    judge_transfer(call, sync, key, remote, ops, Some(&mut findings));
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let args = format!(
+        "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
+        ascend_string(remote).unwrap_or_default(),
+        match op {
+            0 => "READ".to_string(),
+            1 => "WRITE".to_string(),
+            o => o.to_string(),
+        },
+        ops.len()
+    );
+    reject_or(rt, call, &args, &findings)
+}
+
+/// Judge a transfer against the records: `Some(true)` when no rule finds anything. With
+/// `findings`, they are built there too. `None`: `remote_engine` cannot be read.
+#[inline(always)]
+fn judge_transfer(
+    call: &str,
+    sync: bool,
+    key: usize,
+    remote: *const c_void,
+    ops: &[TransferOpDesc],
+    findings: Option<&mut Vec<Finding>>,
+) -> Option<bool> {
+    with_ascend_bytes(remote, |name| {
+        state::snapshot::read_instance(key, |s, inst| {
             // A link to an engine of this process has a view of it (made and dropped with
             // the link): one search answers both.
             let view = inst.and_then(|i| i.peer_views.get(name));
@@ -450,7 +505,7 @@ fn check_transfer(
             // The peer's registrations now: only asked for when a remote range misses the view.
             let peer_now = std::cell::OnceCell::new();
             // Consecutive ops mostly fall in one registration: the last one matched is tried
-            // before a descent (the registrations cannot change while the state is read).
+            // before a look-up (the registrations cannot change while the state is read).
             let last = std::cell::Cell::new(None::<(usize, usize, MemKind)>);
             let local = |a: usize, l: u64| match regs {
                 Some(r) => {
@@ -482,31 +537,15 @@ fn check_transfer(
                     None => RemoteView::Unregistered,
                 },
             };
-            rules::check_transfer(call, name, facts, ops, local, remote)
+            match findings {
+                None => rules::transfer_clean(&facts, ops, &local, &remote),
+                Some(out) => {
+                    *out = rules::check_transfer(call, name, facts, ops, local, remote);
+                    out.is_empty()
+                }
+            }
         })
-    });
-    let Some(findings) = findings else {
-        rt.note_once("hixl-remote-unreadable", log::Level::Info, || {
-            format!(
-                "{call}: remote_engine cannot be read (GetString/GetLength not found); the transfer rules are skipped"
-            )
-        });
-        return Ok(());
-    };
-    if findings.is_empty() {
-        return Ok(());
-    }
-    let args = format!(
-        "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
-        ascend_string(remote).unwrap_or_default(),
-        match op {
-            0 => "READ".to_string(),
-            1 => "WRITE".to_string(),
-            o => o.to_string(),
-        },
-        ops.len()
-    );
-    reject_or(rt, call, &args, &findings)
+    })
 }
 
 /// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,

@@ -539,6 +539,59 @@ fn dereg_rules() {
     assert_eq!(rules(&check_dereg(RegApi::Hixl, 0, &fin)), vec![RuleId::HixlDeregNull], "NULL first, like the vendor");
 }
 
+/// The hot path's scalar answer agrees with the findings on every combination of facts and
+/// of op shapes.
+#[test]
+fn transfer_clean_agrees_with_the_findings() {
+    let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
+    let regd = |a: usize, n: u64| {
+        if a >= 0x1000 && a as u64 + n <= 0x2000 {
+            Some(MemKind::Host)
+        } else if a >= 0x4000 && a as u64 + n <= 0x5000 {
+            Some(MemKind::Device)
+        } else {
+            None
+        }
+    };
+    let views =
+        [RemoteView::Unknown, RemoteView::Registered(MemKind::Host), RemoteView::Late, RemoteView::Unregistered];
+    let lists: [&[TransferOpDesc]; 6] = [
+        &[],
+        &[op(0x1000, 0x9000, 0x10)],
+        &[op(0x3000, 0x9000, 0x10)],
+        &[op(0x1000, 0x9000, 0)],
+        &[op(0x1000, 0x9000, 0x10), op(0x4000, 0x9000, 0x10)],
+        &[op(0x3000, 0x9000, 0x10), op(0x4000, 0x9000, 0x10)],
+    ];
+    let states =
+        [InstanceState::Unknown, InstanceState::Constructed, InstanceState::Initialized, InstanceState::Finalized];
+    let engines = [None, Some(Engine::Comm), Some(Engine::HixlCs), Some(Engine::FabricMem)];
+    let (mut clean, mut dirty) = (0, 0);
+    for state in states {
+        for linked in [None, Some(true), Some(false)] {
+            for engine in engines {
+                for (pool, sync) in [(false, false), (false, true), (true, false), (true, true)] {
+                    let f = XferFacts { state, linked, engine, pool, sync };
+                    for ops in lists {
+                        for view in views {
+                            let remote = |_: usize, _: u64| view;
+                            let found = check_transfer("T", b"b", f, ops, regd, remote);
+                            let fast = transfer_clean(&f, ops, &regd, &remote);
+                            assert_eq!(fast, found.is_empty(), "{f:?} {ops:?} {view:?}: {:?}", rules(&found));
+                            if fast {
+                                clean += 1;
+                            } else {
+                                dirty += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(clean > 0 && dirty > 0, "both answers were exercised ({clean} clean, {dirty} not)");
+}
+
 #[test]
 fn transfer_rules() {
     let ok = XferFacts {

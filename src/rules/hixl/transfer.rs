@@ -103,6 +103,21 @@ impl OpScan {
     }
 }
 
+/// Whether [`check_transfer`] finds nothing, as one scalar: the hot path asks this first and
+/// builds findings only when the answer is no. (A `Vec` returned through the layers of a
+/// check is copied through memory at each one, which costs more than the rules themselves.)
+/// The look-ups are taken by reference: a closure moved into a call is copied with wide loads
+/// of what was just stored narrow, which stalls the processor's store forwarding.
+pub fn transfer_clean(
+    f: &XferFacts,
+    ops: &[TransferOpDesc],
+    registered: &impl Fn(usize, u64) -> Option<MemKind>,
+    remote: &impl Fn(usize, u64) -> RemoteView,
+) -> bool {
+    let ready = matches!(f.state, InstanceState::Initialized | InstanceState::Unknown);
+    ready && !ops.is_empty() && f.linked != Some(false) && scan_ops(ops, registered, remote).clean()
+}
+
 /// `HIXL-NOT-INITIALIZED`, `HIXL-XFER-NOT-CONNECTED`, `HIXL-XFER-EMPTY`,
 /// `HIXL-XFER-LOCAL-UNREGISTERED`, `HIXL-XFER-REMOTE-UNREGISTERED`, through `registered`
 /// (the kind of the live registration containing a local range) and `remote` (what the link
