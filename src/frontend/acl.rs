@@ -230,20 +230,39 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = p_host as usize;
-            let containing = state::snapshot::read(|v| v.host_regs.containing(device, p).copied());
-            let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
-            if findings.is_empty() {
+            // One scalar out of the read: a registration copied out of it, or findings
+            // returned through it, would be copied through memory on every call.
+            let null = p_device.is_null();
+            if state::snapshot::read(|v| rules::devptr_clean(p, null, flag, v.host_regs.containing(device, p))) {
                 return Ok(());
             }
-            let args =
-                format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
-            match decide(rt, "aclrtHostGetDevicePointer", &args, &findings) {
-                Verdict::Reject(c) => Err(c as i32),
-                Verdict::Forward => Ok(()),
-            }
+            devptr_verdict(rt, device, p_host, p_device, flag)
         },
         || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
     )
+}
+
+/// The findings of a device-pointer look-up that is not clean, logged and decided.
+#[cold]
+#[inline(never)]
+fn devptr_verdict(
+    rt: &Runtime,
+    device: i32,
+    p_host: *mut c_void,
+    p_device: *mut *mut c_void,
+    flag: u32,
+) -> Result<(), i32> {
+    let p = p_host as usize;
+    let containing = state::snapshot::read(|v| v.host_regs.containing(device, p).copied());
+    let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let args = format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
+    match decide(rt, "aclrtHostGetDevicePointer", &args, &findings) {
+        Verdict::Reject(c) => Err(c as i32),
+        Verdict::Forward => Ok(()),
+    }
 }
 
 /// `aclrtMallocHost(hostPtr, size)`: forwarded; the allocation is recorded (page-locked).

@@ -515,10 +515,17 @@ pub fn check_devptr(
     device: i32,
     containing: Option<&HostReg>,
 ) -> Vec<Finding> {
-    if p_host != 0 && !p_device_null && flag == 0 && containing.is_some_and(HostReg::mapped) {
+    if devptr_clean(p_host, p_device_null, flag, containing) {
         return Vec::new();
     }
     devptr_findings(p_host, p_device_null, flag, device, containing)
+}
+
+/// Whether [`check_devptr`] finds nothing, as one scalar (the hot path asks this first, inside
+/// its read of the registrations, and builds findings only when the answer is no).
+#[inline]
+pub fn devptr_clean(p_host: usize, p_device_null: bool, flag: u32, containing: Option<&HostReg>) -> bool {
+    p_host != 0 && !p_device_null && flag == 0 && containing.is_some_and(HostReg::mapped)
 }
 
 #[cold]
@@ -822,5 +829,31 @@ mod tests {
         assert!(check_devptr(0x10010, false, 0, 0, Some(&v1)).is_empty(), "V1 registrations are mapped");
         assert!(check_free_host(0x10000, &[]).is_none());
         assert_eq!(check_free_host(0x10000, &[r]).unwrap().rule, RuleId::AclFreehostRegistered);
+    }
+
+    /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
+    /// forwards what the rules would reject, nor builds findings for a clean call).
+    #[test]
+    fn devptr_clean_agrees_with_the_findings() {
+        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let regs =
+            [None, Some(r), Some(HostReg { flags: PINNED, ..r }), Some(HostReg { flags: 0, api: HostRegApi::V1, ..r })];
+        let mut clean = 0;
+        for p in [0, 0x10010] {
+            for null in [false, true] {
+                for flag in [0, 1] {
+                    for reg in &regs {
+                        let fast = devptr_clean(p, null, flag, reg.as_ref());
+                        assert_eq!(
+                            fast,
+                            check_devptr(p, null, flag, 0, reg.as_ref()).is_empty(),
+                            "{p:x} {null} {flag} {reg:?}"
+                        );
+                        clean += usize::from(fast);
+                    }
+                }
+            }
+        }
+        assert_eq!(clean, 2, "a MAPPED (V2) and a V1 registration, with every argument right");
     }
 }
