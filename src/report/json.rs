@@ -1,8 +1,10 @@
 //! `REGCHECK_LOG_FORMAT=json`: one JSON object per line. The schema is documented in
 //! `docs/json.md` and versioned by the `schema` field; fields are only ever added.
 //!
-//! Every object has `schema`, `type` (`finding`, `message` or `summary`), `time` (RFC 3339,
-//! UTC, milliseconds) and `pid`; `finding` and `message` also `tid`.
+//! Every object has `schema`, `type` (`finding`, `message` or `summary`), `component`
+//! (`regcheck`: this library; the `LD_AUDIT` module writes its own `message` lines with
+//! `regcheck-audit`), `time` (RFC 3339, UTC, milliseconds) and `pid`; `finding` and `message`
+//! also `tid`.
 
 use serde_json::{json, Map, Value};
 
@@ -12,6 +14,9 @@ use crate::rules::{Action, Finding, CATALOGUE};
 
 /// The version of the line format; raised only if a field changes meaning or goes away.
 pub const SCHEMA: u32 = 1;
+
+/// `component` of the lines this library writes (the text format's `regcheck:` prefix).
+pub const COMPONENT: &str = "regcheck";
 
 /// What [`finding`] needs to describe one finding.
 pub struct FindingRecord<'a> {
@@ -39,6 +44,7 @@ fn header(kind: &str, with_tid: bool) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("schema".into(), json!(SCHEMA));
     m.insert("type".into(), json!(kind));
+    m.insert("component".into(), json!(COMPONENT));
     m.insert("time".into(), json!(now()));
     m.insert("pid".into(), json!(std::process::id()));
     if with_tid {
@@ -225,6 +231,7 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["schema"], 1);
         assert_eq!(v["type"], "finding");
+        assert_eq!(v["component"], "regcheck");
         assert_eq!(v["rule"], "ACL-HOSTREG-ALIGN");
         assert_eq!(v["rule_id"], 4);
         assert_eq!(v["action"], "error");
@@ -248,10 +255,12 @@ mod tests {
     fn message_and_summary_lines() {
         let v: Value = serde_json::from_str(&message("warning", "a \"quoted\"\nline")).unwrap();
         assert_eq!(v["type"], "message");
+        assert_eq!(v["component"], "regcheck");
         assert_eq!(v["level"], "warning");
         assert_eq!(v["message"], "a \"quoted\"\nline");
         let v: Value = serde_json::from_str(&summary(2)).unwrap();
         assert_eq!(v["type"], "summary");
+        assert_eq!(v["component"], "regcheck");
         assert_eq!(v["live_host_registrations"], 2);
         assert!(v["findings"].is_object());
         assert!(v["errors"].is_u64());
