@@ -17,8 +17,10 @@
 //!   the call costs nothing extra once bound. Bindings made by regcheck itself (its look-ups of
 //!   the real vendor function) and bindings inside one vendor library group are left alone.
 //! * It holds no regcheck state: the checks and the registry live in the one `libregcheck.so`.
+//! * What it logs goes where the library's log goes, in the same format (see [`log`]).
 
 mod elf;
+mod json;
 mod log;
 mod names;
 mod sys;
@@ -26,11 +28,10 @@ mod sys;
 use core::ffi::{c_char, c_uint};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use elf::DynSyms;
+use log::Level;
 use names::Kind;
 use sys::{LinkMap, Sym, LA_FLG_BINDFROM, LA_FLG_BINDTO, LA_SYMB_DLSYM, LM_ID_BASE};
 
-/// `REGCHECK_AUDIT_LOG=1`: one line per redirection (and about the target found).
-static LOG: AtomicBool = AtomicBool::new(false);
 /// The "no libregcheck.so" notice was given.
 static WARNED: AtomicBool = AtomicBool::new(false);
 
@@ -101,12 +102,14 @@ fn cookie_path<'a>(cookie: usize) -> &'a [u8] {
 #[no_mangle]
 pub unsafe extern "C" fn la_version(version: c_uint) -> c_uint {
     guard(0, || {
-        // SAFETY: the string is NUL-terminated; secure_getenv returns NULL or a C string. In a
-        // secure-execution process the caller's REGCHECK_AUDIT_LOG is ignored, like every setting.
-        let v = unsafe { elf::c_name(sys::secure_getenv(c"REGCHECK_AUDIT_LOG".as_ptr())) };
-        LOG.store(!v.is_empty() && v != b"0", Ordering::Relaxed);
+        // SAFETY: the names are NUL-terminated; secure_getenv returns NULL or a C string. In a
+        // secure-execution process the caller's variables are ignored, as the library ignores
+        // REGCHECK_AUDIT_LOG, REGCHECK_LOG_FORMAT and REGCHECK_LOG_FILE there.
+        log::init(&log::Settings::read(|name| unsafe { elf::c_name(sys::secure_getenv(name.as_ptr())) }));
         if version < 1 {
-            log::Line::new().push(b"dynamic linker audit interface version 0 is not supported; module not used").emit();
+            log::Line::new(Level::Warning)
+                .push(b"dynamic linker audit interface version 0 is not supported; module not used")
+                .emit();
             return 0;
         }
         version.min(sys::LAV_CURRENT)
@@ -139,13 +142,13 @@ unsafe fn objopen(map: *mut LinkMap, lmid: isize, cookie: *mut usize) -> c_uint 
         match DynSyms::from_link_map(map) {
             Some(s) => {
                 set_target(map, &s);
-                if LOG.load(Ordering::Relaxed) {
-                    log::Line::new().push(b"redirection target ").push(cookie_path(map as usize)).emit();
+                if log::redirections() {
+                    log::Line::new(Level::Info).push(b"redirection target ").push(cookie_path(map as usize)).emit();
                 }
             }
             None => {
                 kind = Kind::Other;
-                log::Line::new().push(b"ignoring ").push(path).push(b": no dynamic symbol table").emit();
+                log::Line::new(Level::Warning).push(b"ignoring ").push(path).push(b": no dynamic symbol table").emit();
             }
         }
     }
@@ -228,7 +231,7 @@ unsafe fn symbind(
     }
     let Some(t) = target() else {
         if !WARNED.swap(true, Ordering::Relaxed) {
-            log::Line::new().push(NOTICE_NO_TARGET).emit();
+            log::Line::new(Level::Warning).push(NOTICE_NO_TARGET).emit();
         }
         return value;
     };
@@ -242,10 +245,10 @@ unsafe fn symbind(
     if addr == value {
         return value;
     }
-    if LOG.load(Ordering::Relaxed) {
+    if log::redirections() {
         let how: &[u8] =
             if !flags.is_null() && *flags & LA_SYMB_DLSYM != 0 { b" (dlsym) from " } else { b" (plt) from " };
-        log::Line::new()
+        log::Line::new(Level::Info)
             .push(b"redirect ")
             .push(name)
             .push(how)

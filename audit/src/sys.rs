@@ -1,9 +1,10 @@
-//! The few ABI items the module needs: `<link.h>`, `<elf.h>` and two libc functions.
+//! The few ABI items the module needs: `<link.h>`, `<elf.h>`, `<fcntl.h>` and a few libc
+//! functions.
 //!
 //! Declared by hand so that the module has no dependency at all (it is loaded by the dynamic
 //! linker into its own namespace, and everything it links is copied there).
 
-use core::ffi::{c_char, c_int, c_uint, c_void};
+use core::ffi::{c_char, c_int, c_long, c_uint, c_void};
 
 /// `LAV_CURRENT` of glibc 2.35 and later. glibc passes its own `LAV_CURRENT` to `la_version`;
 /// version 2 is the one under which `la_symbind*` is also called for bind-now relocations.
@@ -79,8 +80,30 @@ pub struct LinkMap {
     pub l_prev: *mut LinkMap,
 }
 
+/// `open` flags (the generic Linux values, shared by x86_64, aarch64, riscv64 and powerpc64).
+pub const O_WRONLY: c_int = 0o1;
+pub const O_CREAT: c_int = 0o100;
+pub const O_APPEND: c_int = 0o2000;
+pub const O_CLOEXEC: c_int = 0o2000000;
+/// The mode a created log file gets before the umask (the library's: Rust's default).
+pub const LOG_FILE_MODE: c_uint = 0o666;
+
+/// `SYS_gettid` (called through `syscall`: `gettid()` itself needs glibc 2.30).
+#[cfg(target_arch = "x86_64")]
+pub const SYS_GETTID: c_long = 186;
+#[cfg(target_arch = "powerpc64")]
+pub const SYS_GETTID: c_long = 207;
+#[cfg(target_arch = "s390x")]
+pub const SYS_GETTID: c_long = 236;
+/// The generic table's number (aarch64, riscv64, loongarch64).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "powerpc64", target_arch = "s390x")))]
+pub const SYS_GETTID: c_long = 178;
+
 extern "C" {
     /// `getenv`, except that it returns NULL in a secure-execution (set-user-ID) process.
     pub fn secure_getenv(name: *const c_char) -> *mut c_char;
     pub fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
+    pub fn open(path: *const c_char, flags: c_int, ...) -> c_int;
+    pub fn close(fd: c_int) -> c_int;
+    pub fn syscall(number: c_long, ...) -> c_long;
 }
