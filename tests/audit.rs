@@ -4,7 +4,8 @@
 //! Each program prints `key=value` lines (see `tests/c/audit_dlsym.c`,
 //! `tests/py/audit_ctypes.py`): where each looked-up function lives, then each call's code.
 
-use std::collections::HashMap;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use testkit::{Link, Outcome, Program, Run};
 
@@ -462,4 +463,184 @@ fn an_unloaded_regcheck_is_no_longer_a_target() {
     assert_eq!(v.get("after.where").map(String::as_str), Some("libascendcl.so"), "{}", describe(&out));
     assert_eq!(code(&v, "after.misaligned", &out), 507899, "{}", describe(&out));
     assert_eq!(code(&v, "after.register", &out), 0, "{}", describe(&out));
+}
+
+/// The lines regcheck wrote: `text` without the simulator's trace (`[aclsim] ...`).
+fn log_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !l.is_empty() && !l.starts_with("[aclsim] ")).collect()
+}
+
+/// `2026-11-30T21:48:30.875Z`: RFC 3339, UTC, milliseconds.
+fn is_rfc3339_millis(t: &str) -> bool {
+    let pattern = b"dddd-dd-ddTdd:dd:dd.dddZ";
+    t.len() == pattern.len()
+        && t.bytes().zip(pattern).all(|(c, &p)| if p == b'd' { c.is_ascii_digit() } else { c == p })
+}
+
+/// Asserts that `v` has the fields docs/json.md gives every object and those of its `type`.
+fn assert_documented(v: &Value, line: &str) {
+    let str_of = |key: &str| v[key].as_str().unwrap_or_else(|| panic!("`{key}` is not a string: {line}"));
+    assert_eq!(v["schema"], 1, "{line}");
+    assert!(matches!(str_of("component"), "regcheck" | "regcheck-audit"), "{line}");
+    assert!(is_rfc3339_millis(str_of("time")), "{line}");
+    assert!(v["pid"].is_u64(), "{line}");
+    match str_of("type") {
+        "message" => {
+            assert!(v["tid"].is_u64(), "{line}");
+            assert!(matches!(str_of("level"), "error" | "warning" | "info" | "debug" | "trace"), "{line}");
+            str_of("message");
+        }
+        "finding" => {
+            assert_eq!(str_of("component"), "regcheck", "{line}");
+            assert!(v["tid"].is_u64(), "{line}");
+            for key in ["rule", "action", "outcome", "argument", "problem", "fix", "message"] {
+                str_of(key);
+            }
+            assert!(v["rule_id"].is_u64() && v["forwarded"].is_boolean() && v["last_report"].is_boolean(), "{line}");
+            assert!(v["call"]["function"].is_string() && v["call"]["args"].is_object(), "{line}");
+            assert!(v["call"]["text"].is_string() && v["stack"].is_array(), "{line}");
+        }
+        "summary" => {
+            assert_eq!(str_of("component"), "regcheck", "{line}");
+            assert!(v["findings"].is_object() && v["errors"].is_u64(), "{line}");
+            assert!(v["live_host_registrations"].is_u64(), "{line}");
+        }
+        other => panic!("unknown type {other:?}: {line}"),
+    }
+}
+
+/// Every line regcheck wrote in `text`, each parsed as one JSON object with the documented
+/// fields.
+fn json_log(text: &str) -> Vec<Value> {
+    log_lines(text)
+        .into_iter()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\n{text}"));
+            assert_documented(&v, l);
+            v
+        })
+        .collect()
+}
+
+/// The messages of the audit module's lines (`component` `regcheck-audit`), each checked to
+/// be a `message` at `level`.
+fn audit_messages(lines: &[Value], level: &str) -> Vec<String> {
+    let audit: Vec<&Value> = lines.iter().filter(|v| v["component"] == "regcheck-audit").collect();
+    for v in &audit {
+        assert_eq!(v["type"], "message", "{v}");
+        assert_eq!(v["level"], level, "{v}");
+    }
+    audit.iter().map(|v| v["message"].as_str().unwrap().to_string()).collect()
+}
+
+const REDIRECT_DLSYM: &str =
+    "redirect aclrtHostRegisterV2 (dlsym) from (main program): libascendcl.so -> libregcheck.so";
+
+/// `REGCHECK_LOG_FORMAT=json`: every line on stderr but the simulator's is one JSON object
+/// with the documented fields, the audit module's (`REGCHECK_AUDIT_LOG=1`) as well as the
+/// library's, all from one process.
+#[test]
+fn json_format_covers_the_audit_modules_lines() {
+    let env = [
+        ("REGCHECK_LOG_FORMAT", "json"),
+        ("REGCHECK_AUDIT_LOG", "1"),
+        ("REGCHECK_LOG", "info"),
+        ("REGCHECK_SUMMARY", "1"),
+    ];
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::Both, &env);
+    assert_checked(&out, "libascendcl.so");
+    let lines = json_log(&out.stderr);
+    let audit = audit_messages(&lines, "info");
+    assert!(
+        audit.iter().any(|m| m.starts_with("redirection target /") && m.ends_with("/libregcheck.so")),
+        "{}",
+        describe(&out)
+    );
+    assert!(audit.iter().any(|m| m == REDIRECT_DLSYM), "{}", describe(&out));
+    for rule in BAD_RULES {
+        assert!(lines.iter().any(|v| v["type"] == "finding" && v["rule"] == rule), "{rule}: {}", describe(&out));
+    }
+    assert!(lines.iter().any(|v| v["type"] == "summary"), "{}", describe(&out));
+    let pids: HashSet<u64> = lines.iter().map(|v| v["pid"].as_u64().unwrap()).collect();
+    assert_eq!(pids.len(), 1, "one process: {}", describe(&out));
+    for v in lines.iter().filter(|v| v["component"] == "regcheck-audit") {
+        assert_eq!(v["tid"], v["pid"], "bound on the main thread: {v}");
+    }
+
+    // The module's warning without a libregcheck.so, likewise.
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::AuditOnly, &[("REGCHECK_LOG_FORMAT", "JSON")]);
+    assert_ok(&out);
+    let lines = json_log(&out.stderr);
+    let notice = NOTICE.strip_prefix("regcheck-audit: ").unwrap();
+    assert_eq!(lines.len(), 1, "{}", describe(&out));
+    let audit = audit_messages(&lines, "warning");
+    assert!(audit[0].starts_with(notice), "{}", describe(&out));
+}
+
+/// `REGCHECK_LOG_FILE`: the audit module's lines are appended to the library's log file, in
+/// either format, and nothing of regcheck's goes to stderr.
+#[test]
+fn the_audit_modules_lines_go_to_the_log_file() {
+    for format in ["json", "text"] {
+        let path = testkit::target_dir().join(format!("audit-log-file.{format}"));
+        let _ = std::fs::remove_file(&path);
+        let file = path.to_str().unwrap();
+        let env = [("REGCHECK_LOG_FORMAT", format), ("REGCHECK_LOG_FILE", file), ("REGCHECK_AUDIT_LOG", "1")];
+        let out = run(dlsym_program(), &["libascendcl.so"], Mode::Both, &env);
+        assert_ok(&out);
+        assert_eq!(code(&values(&out), "bad.null", &out), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(log_lines(&out.stderr), Vec::<&str>::new(), "{format}: {}", describe(&out));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{format}: {e}\n{}", describe(&out)));
+        if format == "json" {
+            let lines = json_log(&text);
+            assert!(audit_messages(&lines, "info").iter().any(|m| m == REDIRECT_DLSYM), "{text}");
+            assert!(lines.iter().any(|v| v["rule"] == "ACL-HOSTREG-NULL"), "{text}");
+        } else {
+            assert!(text.contains(&format!("regcheck-audit: {REDIRECT_DLSYM}\n")), "{text}");
+            assert!(text.contains("regcheck: error: [ACL-HOSTREG-NULL]"), "{text}");
+        }
+    }
+
+    let path = testkit::target_dir().join("audit-log-file-notice.json");
+    let _ = std::fs::remove_file(&path);
+    let env = [("REGCHECK_LOG_FORMAT", "json"), ("REGCHECK_LOG_FILE", path.to_str().unwrap())];
+    let out = run(dlsym_program(), &["libascendcl.so"], Mode::AuditOnly, &env);
+    assert_ok(&out);
+    assert_eq!(log_lines(&out.stderr), Vec::<&str>::new(), "{}", describe(&out));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}\n{}", describe(&out)));
+    let lines = json_log(&text);
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(audit_messages(&lines, "warning")[0].starts_with(NOTICE.strip_prefix("regcheck-audit: ").unwrap()));
+}
+
+/// A path may hold any byte but NUL: the module's JSON lines escape quotes, backslashes and
+/// control characters and replace bytes that are not UTF-8, so the line stays one JSON
+/// object (in valid UTF-8) that gives the path back as `String::from_utf8_lossy` reads it.
+#[test]
+fn json_lines_escape_what_a_path_may_hold() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"q\"b\\s\tt\nn\x01c\xc3\xa9\xff-x");
+    let dir = testkit::target_dir().join("audit-json-path").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libregcheck.so");
+    std::fs::copy(&testkit::regcheck().shared, &lib).unwrap();
+    let log = testkit::target_dir().join("audit-json-path.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let out = Run::new(dlsym_program())
+        .arg("libascendcl.so")
+        .env("LD_LIBRARY_PATH", testkit::sim_lib_dir())
+        .env("LD_AUDIT", audit_lib())
+        .env("LD_PRELOAD", &lib)
+        .env("REGCHECK_LOG_FORMAT", "json")
+        .env("REGCHECK_LOG_FILE", &log)
+        .env("REGCHECK_AUDIT_LOG", "1")
+        .run();
+    assert_ok(&out);
+    assert!(is_regcheck(&values(&out)["where.aclrtHostRegisterV2"]), "{}", describe(&out));
+    let bytes = std::fs::read(&log).unwrap_or_else(|e| panic!("{e}\n{}", describe(&out)));
+    let text = String::from_utf8(bytes).expect("the log is UTF-8");
+    let lines = json_log(&text);
+    let want = format!("redirection target {}", String::from_utf8_lossy(lib.as_os_str().as_bytes()));
+    assert!(audit_messages(&lines, "info").contains(&want), "no {want:?} in\n{text}");
+    assert!(lines.iter().any(|v| v["rule"] == "ACL-HOSTREG-ALIGN"), "{text}");
 }
