@@ -566,6 +566,15 @@ fn json_format_covers_the_audit_modules_lines() {
     for v in lines.iter().filter(|v| v["component"] == "regcheck-audit") {
         assert_eq!(v["tid"], v["pid"], "bound on the main thread: {v}");
     }
+    // One clock: the binding is logged shortly before the call it leads to is checked.
+    let time_of = |pred: &dyn Fn(&Value) -> bool| {
+        let t = lines.iter().find(|v| pred(v)).unwrap()["time"].as_str().unwrap();
+        humantime::parse_rfc3339(t).unwrap_or_else(|e| panic!("{t}: {e}"))
+    };
+    let bound = time_of(&|v| v["message"] == REDIRECT_DLSYM);
+    let checked = time_of(&|v| v["type"] == "finding");
+    let gap = checked.duration_since(bound).unwrap_or_else(|_| panic!("logged after the check: {}", describe(&out)));
+    assert!(gap < std::time::Duration::from_secs(60), "{gap:?} apart: {}", describe(&out));
 
     // The module's warning without a libregcheck.so, likewise.
     let out = run(dlsym_program(), &["libascendcl.so"], Mode::AuditOnly, &[("REGCHECK_LOG_FORMAT", "JSON")]);
