@@ -20,6 +20,25 @@ bool kind_known(int kind) {
     return kind >= ACL_MEMCPY_HOST_TO_HOST && kind <= ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
 }
 
+// aclrtFreeHost and aclrtFree: NULL -> 100000 (the acl layer); a pointer that `table` (the
+// allocations of `allocator`) does not hold -> 107000 (the driver); else the mapping goes.
+aclError free_allocation(const char *api, const char *arg, void *ptr, std::map<uintptr_t, Allocation> &table,
+                         const char *allocator) {
+    if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, api, fmt("%s is NULL", arg));
+    Allocation a{0, 0, 0, 0, -1};
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = table.find(reinterpret_cast<uintptr_t>(ptr));
+        if (it != table.end()) {
+            a = it->second;
+            table.erase(it);
+        }
+    }
+    if (a.map_len == 0) return fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("not a pointer returned by %s", allocator));
+    munmap(reinterpret_cast<void *>(a.map_base), a.map_len);
+    return ACL_SUCCESS;
+}
+
 // Where the bytes of [p, p + len) live: the host memory behind a simulated device address of
 // a MAPPED host registration, or p itself. NULL when p is a simulated device address handed out
 // so far but not inside one registration for the whole length. The simulated device address
@@ -75,24 +94,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
 
 aclError aclrtFreeHost(void *hostPtr) {
     count("aclrtFreeHost");
-    aclError rc = ACL_SUCCESS;
-    if (hostPtr == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost", "hostPtr is NULL");
-    } else {
-        Allocation a{0, 0, 0, 0, -1};
-        {
-            std::lock_guard<std::mutex> g(g_mu);
-            auto it = st().host_allocs.find(reinterpret_cast<uintptr_t>(hostPtr));
-            if (it != st().host_allocs.end()) {
-                a = it->second;
-                st().host_allocs.erase(it);
-            }
-        }
-        if (a.map_len == 0)
-            rc = fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtFreeHost", "not a pointer returned by aclrtMallocHost");
-        else
-            munmap(reinterpret_cast<void *>(a.map_base), a.map_len);
-    }
+    aclError rc = free_allocation("aclrtFreeHost", "hostPtr", hostPtr, st().host_allocs, "aclrtMallocHost");
     ACLSIM_TRACE("aclrtFreeHost", fmt("%p", hostPtr), rc);
     return rc;
 }
@@ -131,26 +133,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
 
 aclError aclrtFree(void *devPtr) {
     count("aclrtFree");
-    aclError rc = ACL_SUCCESS;
-    if (devPtr == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtFree", "devPtr is NULL");
-    } else {
-        size_t len = 0;
-        uintptr_t base = 0;
-        {
-            std::lock_guard<std::mutex> g(g_mu);
-            auto it = st().dev_allocs.find(reinterpret_cast<uintptr_t>(devPtr));
-            if (it != st().dev_allocs.end()) {
-                len = it->second.map_len;
-                base = it->second.map_base;
-                st().dev_allocs.erase(it);
-            }
-        }
-        if (len == 0)
-            rc = fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree", "not a pointer returned by aclrtMalloc");
-        else
-            munmap(reinterpret_cast<void *>(base), len);
-    }
+    aclError rc = free_allocation("aclrtFree", "devPtr", devPtr, st().dev_allocs, "aclrtMalloc");
     ACLSIM_TRACE("aclrtFree", fmt("%p", devPtr), rc);
     return rc;
 }

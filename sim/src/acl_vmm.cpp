@@ -68,6 +68,23 @@ aclError check_prop(const char *api, const aclrtPhysicalMemProp *prop) {
     return ACL_SUCCESS;
 }
 
+// A pointer argument and its name, for the messages of first_checks.
+struct NamedArg {
+    const char *name;
+    const void *value;
+};
+
+// The acl layer's first checks of aclrtMallocPhysical and aclrtMapMem, in their order: neither
+// pointer argument NULL, size not 0, flags 0. ACL_SUCCESS, or 100000 with the message recorded.
+aclError first_checks(const char *api, NamedArg a, NamedArg b, size_t size, uint64_t flags) {
+    if (a.value == nullptr) return fail(ACL_ERROR_INVALID_PARAM, api, fmt("%s is NULL", a.name));
+    if (b.value == nullptr) return fail(ACL_ERROR_INVALID_PARAM, api, fmt("%s is NULL", b.name));
+    if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
+    if (flags != 0)
+        return fail(ACL_ERROR_INVALID_PARAM, api, fmt("flags must be 0, got %llu", (unsigned long long)flags));
+    return ACL_SUCCESS;
+}
+
 void free_phys_locked(PhysMem *p) {
     st().phys.erase(p);
     close(p->fd);
@@ -158,14 +175,8 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrt
     static const char api[] = "aclrtMallocPhysical";
     count(api);
     aclError rc = ACL_SUCCESS;
-    if (handle == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "handle is NULL");
-    } else if (prop == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "prop is NULL");
-    } else if (size == 0) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
-    } else if (flags != 0) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("flags must be 0, got %llu", (unsigned long long)flags));
+    if ((rc = first_checks(api, {"handle", handle}, {"prop", prop}, size, flags)) != ACL_SUCCESS) {
+        // recorded by first_checks
     } else if (prop->handleType != ACL_MEM_HANDLE_TYPE_NONE) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api,
                   fmt("prop->handleType must be ACL_MEM_HANDLE_TYPE_NONE, got %d", (int)prop->handleType));
@@ -240,15 +251,7 @@ aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle
     static const char api[] = "aclrtMapMem";
     count(api);
     aclError rc = ACL_SUCCESS;
-    if (virPtr == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "virPtr is NULL");
-    } else if (handle == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "handle is NULL");
-    } else if (size == 0) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
-    } else if (flags != 0) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("flags must be 0, got %llu", (unsigned long long)flags));
-    } else {
+    if ((rc = first_checks(api, {"virPtr", virPtr}, {"handle", handle}, size, flags)) == ACL_SUCCESS) {
         uintptr_t p = reinterpret_cast<uintptr_t>(virPtr);
         std::string why;
         std::lock_guard<std::mutex> g(g_mu);

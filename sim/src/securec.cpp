@@ -23,6 +23,19 @@ size_t bounded_len(const char *s, size_t max) {
     return nul ? static_cast<size_t>(static_cast<const char *>(nul) - s) : max;
 }
 
+// The first checks of the string functions, in the library's order: destMax, strDest, strSrc,
+// then `count` (0 for the functions without one). EOK when they pass; a NULL strSrc or a count
+// past the limit empties strDest.
+errno_t string_checks(char *strDest, size_t destMax, const char *strSrc, size_t count) {
+    if (str_size_bad(destMax)) return ERANGE;
+    if (strDest == nullptr) return EINVAL;
+    if (strSrc == nullptr || count > SECUREC_STRING_MAX_LEN) {
+        strDest[0] = '\0';
+        return strSrc == nullptr ? EINVAL_AND_RESET : ERANGE_AND_RESET;
+    }
+    return EOK;
+}
+
 // Shared by the string copies: copies `len` characters of `src` and a NUL to dest.
 errno_t copy_string(char *dest, size_t destMax, const char *src, size_t len) {
     if (len >= destMax) {
@@ -109,27 +122,13 @@ errno_t memmove_s(void *dest, size_t destMax, const void *src, size_t count) {
 }
 
 errno_t strcpy_s(char *strDest, size_t destMax, const char *strSrc) {
-    if (str_size_bad(destMax)) return ERANGE;
-    if (strDest == nullptr) return EINVAL;
-    if (strSrc == nullptr) {
-        strDest[0] = '\0';
-        return EINVAL_AND_RESET;
-    }
+    if (errno_t rc = string_checks(strDest, destMax, strSrc, 0); rc != EOK) return rc;
     if (strDest == strSrc) return EOK;
     return copy_string(strDest, destMax, strSrc, bounded_len(strSrc, destMax));
 }
 
 errno_t strncpy_s(char *strDest, size_t destMax, const char *strSrc, size_t count) {
-    if (str_size_bad(destMax)) return ERANGE;
-    if (strDest == nullptr) return EINVAL;
-    if (strSrc == nullptr) {
-        strDest[0] = '\0';
-        return EINVAL_AND_RESET;
-    }
-    if (count > SECUREC_STRING_MAX_LEN) {
-        strDest[0] = '\0';
-        return ERANGE_AND_RESET;
-    }
+    if (errno_t rc = string_checks(strDest, destMax, strSrc, count); rc != EOK) return rc;
     if (count == 0) {
         strDest[0] = '\0';
         return EOK;
@@ -147,26 +146,12 @@ errno_t strncpy_s(char *strDest, size_t destMax, const char *strSrc, size_t coun
 }
 
 errno_t strcat_s(char *strDest, size_t destMax, const char *strSrc) {
-    if (str_size_bad(destMax)) return ERANGE;
-    if (strDest == nullptr) return EINVAL;
-    if (strSrc == nullptr) {
-        strDest[0] = '\0';
-        return EINVAL_AND_RESET;
-    }
+    if (errno_t rc = string_checks(strDest, destMax, strSrc, 0); rc != EOK) return rc;
     return append_string(strDest, destMax, strSrc, bounded_len(strSrc, destMax));
 }
 
 errno_t strncat_s(char *strDest, size_t destMax, const char *strSrc, size_t count) {
-    if (str_size_bad(destMax)) return ERANGE;
-    if (strDest == nullptr) return EINVAL;
-    if (strSrc == nullptr) {
-        strDest[0] = '\0';
-        return EINVAL_AND_RESET;
-    }
-    if (count > SECUREC_STRING_MAX_LEN) {
-        strDest[0] = '\0';
-        return ERANGE_AND_RESET;
-    }
+    if (errno_t rc = string_checks(strDest, destMax, strSrc, count); rc != EOK) return rc;
     return append_string(strDest, destMax, strSrc, bounded_len(strSrc, count < destMax ? count : destMax));
 }
 
