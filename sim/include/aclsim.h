@@ -52,6 +52,10 @@ int aclsimQueryMemory(const void *addr, size_t len, aclsimMemInfo *info);
  * same counters (`args` is the text between the parentheses of the trace line). */
 void aclsimNoteCall(const char *name, const char *args, long long code);
 
+/* Internal: 1 when ACLSIM_TRACE=1 (read once, at the simulator's first call), else 0; lets
+ * libcann_hixl.so format a trace line's arguments only when it will be printed. */
+int aclsimTraceEnabled(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -54,13 +55,33 @@ std::string fmt(const char *f, ...) {
     return out;
 }
 
-void count(const char *name) {
-    std::lock_guard<std::mutex> g(g_mu);
-    auto it = st().counts.find(name);  // no std::string built on the common path
-    if (it != st().counts.end())
-        it->second++;
-    else
-        st().counts.emplace(name, 1);
+namespace {
+std::atomic<CallCounter *> g_counters{nullptr};
+}  // namespace
+
+CallCounter::CallCounter(const char *n) : name(n) {
+    CallCounter *head = g_counters.load(std::memory_order_relaxed);
+    do {
+        next = head;
+    } while (!g_counters.compare_exchange_weak(head, this, std::memory_order_release, std::memory_order_relaxed));
+}
+
+CallCounter *first_counter() { return g_counters.load(std::memory_order_acquire); }
+
+namespace {
+CallCounter *find_counter(const char *name) {
+    for (CallCounter *c = first_counter(); c != nullptr; c = c->next)
+        if (strcmp(c->name, name) == 0) return c;
+    return nullptr;
+}
+}  // namespace
+
+CallCounter &counter_named(const char *name) {
+    if (CallCounter *c = find_counter(name)) return *c;
+    static std::mutex made_mu;  // serialises making counters, so that a name gets one
+    std::lock_guard<std::mutex> g(made_mu);
+    if (CallCounter *c = find_counter(name)) return *c;
+    return *new CallCounter(strdup(name));
 }
 
 bool trace_enabled() {
@@ -259,9 +280,8 @@ int32_t current_device_locked() { return ctx_valid_locked(t_ctx) ? t_ctx->device
 
 // The current device of the calling thread, or -1 without a (live) current context.
 int32_t current_device() {
-    std::lock_guard<std::mutex> g(g_mu);
-    if (!ctx_valid_locked(t_ctx)) return -1;
-    return t_ctx->device;
+    Context *c = t_ctx;
+    return c != nullptr && c->alive.load(std::memory_order_acquire) ? c->device : -1;
 }
 
 const Registration *find_containing_locked(int32_t dev, uintptr_t p) {

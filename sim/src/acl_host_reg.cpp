@@ -262,7 +262,7 @@ extern "C" {
 
 aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag) {
     static const char api[] = "aclrtHostRegisterV2";
-    count(api);
+    ACLSIM_COUNT(api);
     const uint32_t known = ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
     aclError rc;
     if (ptr == nullptr)
@@ -279,7 +279,7 @@ aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag) {
 
 aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr) {
     static const char api[] = "aclrtHostRegister";
-    count(api);
+    ACLSIM_COUNT(api);
     uint32_t t = static_cast<uint32_t>(type);
     aclError rc;
     if (ptr == nullptr)
@@ -299,7 +299,7 @@ aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
 
 aclError aclrtHostUnregister(void *ptr) {
     static const char api[] = "aclrtHostUnregister";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (ptr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL");
@@ -326,7 +326,7 @@ aclError aclrtHostUnregister(void *ptr) {
 
 aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag) {
     static const char api[] = "aclrtHostGetDevicePointer";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (pHost == nullptr || pDevice == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, pHost ? "pDevice is NULL" : "pHost is NULL");

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -18,10 +19,12 @@ namespace aclsim {
 
 // ---- state ----
 
+// Contexts are never freed, and a thread's current context (t_ctx) is only ever set to one of
+// them, so a thread may read its own t_ctx and `alive` without g_mu.
 struct Context {
     int32_t device;
     bool is_default;
-    bool alive;
+    std::atomic<bool> alive;
 };
 
 struct Registration {
@@ -87,7 +90,6 @@ struct State {
     std::map<uintptr_t, Reservation> reservations;  // aclrtReserveMemAddress base -> range
     std::set<PhysMem *> phys;                       // live aclrtMallocPhysical handles
     std::map<uintptr_t, VmMapping> vm_maps;         // aclrtMapMem base -> mapping
-    std::map<std::string, uint64_t, std::less<>> counts;
     std::set<std::string> interned;
 };
 
@@ -101,7 +103,25 @@ extern thread_local std::string t_err;
 // ---- formatting, counting, tracing, error messages ----
 
 std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-void count(const char *name);
+
+// The calls of one entry point (or, for names that come from libcann_hixl.so, of one name):
+// counted with a relaxed atomic increment, no lock. Every counter links itself once into a
+// list that aclsimGetCallCount sums by name and aclsimResetCallCounts sets back to 0.
+struct CallCounter {
+    explicit CallCounter(const char *name);  // links itself into the list
+    const char *const name;
+    std::atomic<uint64_t> calls{0};
+    CallCounter *next = nullptr;
+};
+CallCounter *first_counter();
+// The counter of a name known only at run time (found or made; never freed).
+CallCounter &counter_named(const char *name);
+// Counts one call of `name`, a string constant of the call site.
+#define ACLSIM_COUNT(name)                                                \
+    do {                                                                  \
+        static ::aclsim::CallCounter aclsim_counter_(name);               \
+        aclsim_counter_.calls.fetch_add(1, std::memory_order_relaxed);    \
+    } while (0)
 void write_stderr(const std::string &s);
 // ACLSIM_TRACE=1 (read once). The TRACE macros below format their arguments only when it is on,
 // so an untraced call costs no formatting.
@@ -135,7 +155,7 @@ bool kernel_is_old(const std::string &rel, const std::string &thr);
 // ---- lookups (the _locked ones with g_mu held) ----
 
 bool ctx_valid_locked(Context *c);
-int32_t current_device();  // -1 without a live current context
+int32_t current_device();  // -1 without a live current context (reads no shared state)
 int32_t current_device_locked();
 const Registration *find_containing_locked(int32_t dev, uintptr_t p);
 const Registration *find_overlap_locked(int32_t dev, uintptr_t base, uint64_t size);

@@ -57,7 +57,7 @@ void *backing(void *p, size_t len) {
 extern "C" {
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
-    count("aclrtMallocHost");
+    ACLSIM_COUNT("aclrtMallocHost");
     aclError rc = ACL_SUCCESS;
     if (hostPtr == nullptr || size == 0) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost", hostPtr ? "size is 0" : "hostPtr is NULL");
@@ -93,14 +93,14 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
 }
 
 aclError aclrtFreeHost(void *hostPtr) {
-    count("aclrtFreeHost");
+    ACLSIM_COUNT("aclrtFreeHost");
     aclError rc = free_allocation("aclrtFreeHost", "hostPtr", hostPtr, st().host_allocs, "aclrtMallocHost");
     ACLSIM_TRACE("aclrtFreeHost", fmt("%p", hostPtr), rc);
     return rc;
 }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-    count("aclrtMalloc");
+    ACLSIM_COUNT("aclrtMalloc");
     aclError rc = ACL_SUCCESS;
     uint32_t pol = static_cast<uint32_t>(policy);
     if (devPtr == nullptr || size == 0) {
@@ -132,7 +132,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
 }
 
 aclError aclrtFree(void *devPtr) {
-    count("aclrtFree");
+    ACLSIM_COUNT("aclrtFree");
     aclError rc = free_allocation("aclrtFree", "devPtr", devPtr, st().dev_allocs, "aclrtMalloc");
     ACLSIM_TRACE("aclrtFree", fmt("%p", devPtr), rc);
     return rc;
@@ -140,7 +140,7 @@ aclError aclrtFree(void *devPtr) {
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     static const char api[] = "aclrtMemcpy";
-    aclsim::count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (count == 0) {
         // nothing to copy: success before any other check
@@ -172,7 +172,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
 
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
     static const char api[] = "aclrtMemset";
-    aclsim::count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (count == 0) {
         // nothing to set: success before any other check

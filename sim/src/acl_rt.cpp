@@ -51,7 +51,7 @@ bool config_readable(const char *path) {
 }  // namespace
 
 aclError aclInit(const char *configPath) {
-    count("aclInit");
+    ACLSIM_COUNT("aclInit");
     aclError rc = ACL_SUCCESS;
     bool repeat;
     {
@@ -76,7 +76,7 @@ aclError aclInit(const char *configPath) {
 // registrations stay. A first aclFinalize without aclInit succeeds; another one before the next
 // aclInit answers 100037.
 aclError aclFinalize(void) {
-    count("aclFinalize");
+    ACLSIM_COUNT("aclFinalize");
     aclError rc = ACL_SUCCESS;
     {
         std::lock_guard<std::mutex> g(g_mu);
@@ -102,7 +102,7 @@ aclError device_state_error(int32_t deviceId, uint32_t n) {
 }  // namespace
 
 aclError aclrtSetDevice(int32_t deviceId) {
-    count("aclrtSetDevice");
+    ACLSIM_COUNT("aclrtSetDevice");
     aclError rc = ACL_SUCCESS;
     uint32_t n = device_count();
     {
@@ -126,7 +126,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
 }
 
 aclError aclrtResetDevice(int32_t deviceId) {
-    count("aclrtResetDevice");
+    ACLSIM_COUNT("aclrtResetDevice");
     aclError rc = ACL_SUCCESS;
     uint32_t n = device_count();
     {
@@ -152,7 +152,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
 }
 
 aclError aclrtGetDevice(int32_t *deviceId) {
-    count("aclrtGetDevice");
+    ACLSIM_COUNT("aclrtGetDevice");
     aclError rc = ACL_SUCCESS;
     if (deviceId == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice", "deviceId is NULL");
@@ -168,7 +168,7 @@ aclError aclrtGetDevice(int32_t *deviceId) {
 }
 
 aclError aclrtGetDeviceCount(uint32_t *countOut) {
-    count("aclrtGetDeviceCount");
+    ACLSIM_COUNT("aclrtGetDeviceCount");
     aclError rc = ACL_SUCCESS;
     if (countOut == nullptr)
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount", "count is NULL");
@@ -179,7 +179,7 @@ aclError aclrtGetDeviceCount(uint32_t *countOut) {
 }
 
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
-    count("aclrtCreateContext");
+    ACLSIM_COUNT("aclrtCreateContext");
     aclError rc = ACL_SUCCESS;
     uint32_t n = device_count();
     if (context == nullptr) {
@@ -202,7 +202,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
 }
 
 aclError aclrtDestroyContext(aclrtContext context) {
-    count("aclrtDestroyContext");
+    ACLSIM_COUNT("aclrtDestroyContext");
     aclError rc = ACL_SUCCESS;
     Context *c = static_cast<Context *>(context);
     if (c == nullptr) {
@@ -223,16 +223,14 @@ aclError aclrtDestroyContext(aclrtContext context) {
 }
 
 aclError aclrtGetCurrentContext(aclrtContext *context) {
-    count("aclrtGetCurrentContext");
+    ACLSIM_COUNT("aclrtGetCurrentContext");
     aclError rc = ACL_SUCCESS;
     if (context == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtGetCurrentContext", "context is NULL");
+    } else if (current_device() < 0) {  // the thread's own state: no lock
+        rc = ACL_ERROR_RT_CONTEXT_NULL;
     } else {
-        std::lock_guard<std::mutex> g(g_mu);
-        if (!ctx_valid_locked(t_ctx))
-            rc = ACL_ERROR_RT_CONTEXT_NULL;
-        else
-            *context = t_ctx;
+        *context = t_ctx;
     }
     if (rc == ACL_ERROR_RT_CONTEXT_NULL)
         fail(rc, "aclrtGetCurrentContext", "no current context on the calling thread");
@@ -241,7 +239,7 @@ aclError aclrtGetCurrentContext(aclrtContext *context) {
 }
 
 aclError aclrtSetCurrentContext(aclrtContext context) {
-    count("aclrtSetCurrentContext");
+    ACLSIM_COUNT("aclrtSetCurrentContext");
     aclError rc = ACL_SUCCESS;
     Context *c = static_cast<Context *>(context);
     if (c == nullptr) {
@@ -259,7 +257,7 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
 }
 
 const char *aclrtGetSocName(void) {
-    count("aclrtGetSocName");
+    ACLSIM_COUNT("aclrtGetSocName");
     const char *raw = soc_name_raw();
     const char *out = raw ? intern(raw) : nullptr;
     if (out == nullptr) fail(ACL_ERROR_INTERNAL_ERROR, "aclrtGetSocName", "the SoC name is unknown");
@@ -268,7 +266,7 @@ const char *aclrtGetSocName(void) {
 }
 
 const char *aclGetRecentErrMsg(void) {
-    count("aclGetRecentErrMsg");
+    ACLSIM_COUNT("aclGetRecentErrMsg");
     const char *out = t_err.empty() ? nullptr : t_err.c_str();
     ACLSIM_TRACE_LINE("aclGetRecentErrMsg", "", out ? fmt("\"%s\"", out) : "NULL");
     return out;
@@ -285,7 +283,7 @@ const char *package_version(const char *pkgName) {
 }  // namespace
 
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr) {
-    count("aclsysGetVersionStr");
+    ACLSIM_COUNT("aclsysGetVersionStr");
     aclError rc = ACL_SUCCESS;
     if (pkgName == nullptr || versionStr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionStr", "pkgName or versionStr is NULL");
@@ -303,7 +301,7 @@ aclError aclsysGetVersionStr(char *pkgName, char *versionStr) {
 }
 
 aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum) {
-    count("aclsysGetVersionNum");
+    ACLSIM_COUNT("aclsysGetVersionNum");
     aclError rc = ACL_SUCCESS;
     if (pkgName == nullptr || versionNum == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum", "pkgName or versionNum is NULL");
@@ -343,14 +341,14 @@ aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum) {
 
 uint64_t aclsimGetCallCount(const char *name) {
     if (name == nullptr) return 0;
-    std::lock_guard<std::mutex> g(g_mu);
-    auto it = st().counts.find(name);
-    return it == st().counts.end() ? 0 : it->second;
+    uint64_t n = 0;  // a name may have several counters (call sites); their sum
+    for (CallCounter *c = first_counter(); c != nullptr; c = c->next)
+        if (strcmp(c->name, name) == 0) n += c->calls.load(std::memory_order_relaxed);
+    return n;
 }
 
 void aclsimResetCallCounts(void) {
-    std::lock_guard<std::mutex> g(g_mu);
-    st().counts.clear();
+    for (CallCounter *c = first_counter(); c != nullptr; c = c->next) c->calls.store(0, std::memory_order_relaxed);
 }
 
 void *aclsimDeviceToHost(const void *devPtr) {
@@ -400,8 +398,10 @@ int aclsimQueryMemory(const void *addr, size_t len, aclsimMemInfo *info) {
 
 void aclsimNoteCall(const char *name, const char *args, long long code) {
     if (name == nullptr) return;
-    count(name);
+    counter_named(name).calls.fetch_add(1, std::memory_order_relaxed);
     ACLSIM_TRACE(name, args ? args : "", code);
 }
+
+int aclsimTraceEnabled(void) { return trace_enabled() ? 1 : 0; }
 
 }  // extern "C"

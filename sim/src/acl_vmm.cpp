@@ -97,7 +97,7 @@ extern "C" {
 
 aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags) {
     static const char api[] = "aclrtReserveMemAddress";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (virPtr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "virPtr is NULL");
@@ -138,7 +138,7 @@ aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, vo
 
 aclError aclrtReleaseMemAddress(void *virPtr) {
     static const char api[] = "aclrtReleaseMemAddress";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (virPtr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "virPtr is NULL");
@@ -173,7 +173,7 @@ aclError aclrtReleaseMemAddress(void *virPtr) {
 aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
                              uint64_t flags) {
     static const char api[] = "aclrtMallocPhysical";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if ((rc = first_checks(api, {"handle", handle}, {"prop", prop}, size, flags)) != ACL_SUCCESS) {
         // recorded by first_checks
@@ -226,7 +226,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrt
 
 aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
     static const char api[] = "aclrtFreePhysical";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (handle == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "handle is NULL");
@@ -249,7 +249,7 @@ aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
 
 aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags) {
     static const char api[] = "aclrtMapMem";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if ((rc = first_checks(api, {"virPtr", virPtr}, {"handle", handle}, size, flags)) == ACL_SUCCESS) {
         uintptr_t p = reinterpret_cast<uintptr_t>(virPtr);
@@ -293,7 +293,7 @@ aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle
 
 aclError aclrtUnmapMem(void *virPtr) {
     static const char api[] = "aclrtUnmapMem";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (virPtr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "virPtr is NULL");
@@ -320,7 +320,7 @@ aclError aclrtUnmapMem(void *virPtr) {
 
 aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle) {
     static const char api[] = "aclrtMemRetainAllocationHandle";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (virPtr == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "virPtr is NULL");
@@ -345,7 +345,7 @@ aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
 aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
                                           size_t *granularity) {
     static const char api[] = "aclrtMemGetAllocationGranularity";
-    count(api);
+    ACLSIM_COUNT(api);
     aclError rc = ACL_SUCCESS;
     if (prop == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "prop is NULL");

@@ -19,7 +19,6 @@ static_assert(sizeof(ge::AscendString) == 16, "AscendString is 16 bytes");
 namespace hixl {
 
 using aclsim::Fmt;
-using aclsim::Note;
 
 class __attribute__((visibility("hidden"))) Hixl::HixlImpl : public aclsim::Engine {
  public:
@@ -48,10 +47,10 @@ std::vector<aclsim::XferOp> Ops(const std::vector<TransferOpDesc> &ops) {
 
 }  // namespace
 
-Hixl::Hixl() { Note("Hixl::Hixl", Fmt("this=%p", static_cast<void *>(this)), 0); }
+Hixl::Hixl() { ACLSIM_NOTE("Hixl::Hixl", Fmt("this=%p", static_cast<void *>(this)), 0); }
 
 Hixl::~Hixl() {
-  Note("Hixl::~Hixl", Fmt("this=%p", static_cast<void *>(this)), 0);
+  ACLSIM_NOTE("Hixl::~Hixl", Fmt("this=%p", static_cast<void *>(this)), 0);
   Finalize();
 }
 
@@ -64,7 +63,7 @@ Status Hixl::Initialize(const AscendString &local_engine, const std::map<AscendS
   Status rc = impl->Initialize(opts);
   const char *kind = rc == SUCCESS ? aclsim::KindName(impl->Kind()) : "-";
   if (rc == SUCCESS) impl_ = std::move(impl);
-  Note("Hixl::Initialize",
+  ACLSIM_NOTE("Hixl::Initialize",
        Fmt("this=%p, \"%s\", options=%zu, engine=%s", static_cast<void *>(this), name.c_str(), options.size(), kind),
        rc);
   return rc;
@@ -75,7 +74,7 @@ void Hixl::Finalize() {
     impl_->Finalize();
     impl_.reset();
   }
-  Note("Hixl::Finalize", Fmt("this=%p", static_cast<void *>(this)), 0);
+  ACLSIM_NOTE("Hixl::Finalize", Fmt("this=%p", static_cast<void *>(this)), 0);
 }
 
 Status Hixl::RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
@@ -86,7 +85,7 @@ Status Hixl::RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle
     rc = PARAM_INVALID;
   else
     rc = impl_->RegisterMem(mem.addr, mem.len, static_cast<int>(type), mem_handle);
-  Note("Hixl::RegisterMem",
+  ACLSIM_NOTE("Hixl::RegisterMem",
        Fmt("this=%p, addr=0x%llx, len=%llu, type=%d", static_cast<void *>(this),
            static_cast<unsigned long long>(mem.addr), static_cast<unsigned long long>(mem.len),
            static_cast<int>(type)),
@@ -102,7 +101,7 @@ Status Hixl::DeregisterMem(MemHandle mem_handle) {
     rc = PARAM_INVALID;
   else
     rc = impl_->DeregisterMem(mem_handle);
-  Note("Hixl::DeregisterMem", Fmt("this=%p, %p", static_cast<void *>(this), mem_handle), rc);
+  ACLSIM_NOTE("Hixl::DeregisterMem", Fmt("this=%p, %p", static_cast<void *>(this), mem_handle), rc);
   return rc;
 }
 
@@ -118,7 +117,7 @@ Status LinkCall(const char *api, const void *self, aclsim::Engine *impl, const s
     rc = PARAM_INVALID;
   else
     rc = call(impl);
-  Note(api, Fmt("this=%p, \"%s\", %d", self, remote.c_str(), timeout), rc);
+  ACLSIM_NOTE(api, Fmt("this=%p, \"%s\", %d", self, remote.c_str(), timeout), rc);
   return rc;
 }
 }  // namespace
@@ -154,7 +153,7 @@ Status Hixl::GetAsyncConnectStatus(const AscendString &remote_engine, AsyncConne
     rc = FAILED;
   else
     status = static_cast<AsyncConnectStatus>(impl_->AsyncStatus(remote));
-  Note("Hixl::GetAsyncConnectStatus", Fmt("this=%p, \"%s\"", static_cast<void *>(this), remote.c_str()), rc);
+  ACLSIM_NOTE("Hixl::GetAsyncConnectStatus", Fmt("this=%p, \"%s\"", static_cast<void *>(this), remote.c_str()), rc);
   return rc;
 }
 
@@ -167,7 +166,7 @@ Status Hixl::GetAsyncConnectStatus(std::map<AscendString, AsyncConnectStatus> &s
     for (const auto &kv : impl_->AsyncStatuses())
       statuses[AscendString(kv.first.c_str(), kv.first.size())] = static_cast<AsyncConnectStatus>(kv.second);
   }
-  Note("Hixl::GetAsyncConnectStatus", Fmt("this=%p, map", static_cast<void *>(this)), rc);
+  ACLSIM_NOTE("Hixl::GetAsyncConnectStatus", Fmt("this=%p, map", static_cast<void *>(this)), rc);
   return rc;
 }
 
@@ -185,7 +184,7 @@ Status Hixl::TransferSync(const AscendString &remote_engine, TransferOp operatio
     rc = PARAM_INVALID;
   else
     rc = impl_->TransferSync(remote, static_cast<int>(operation), Ops(op_descs), timeout_in_millis);
-  Note("Hixl::TransferSync",
+  ACLSIM_NOTE("Hixl::TransferSync",
        Fmt("this=%p, \"%s\", %s, ops=%zu, %d", static_cast<void *>(this), remote.c_str(), OpName(operation),
            op_descs.size(), timeout_in_millis),
        rc);
@@ -203,7 +202,7 @@ Status Hixl::TransferAsync(const AscendString &remote_engine, TransferOp operati
     rc = PARAM_INVALID;
   else
     rc = impl_->TransferAsync(remote, static_cast<int>(operation), Ops(op_descs), optional_args.user_data, req);
-  Note("Hixl::TransferAsync",
+  ACLSIM_NOTE("Hixl::TransferAsync",
        Fmt("this=%p, \"%s\", %s, ops=%zu", static_cast<void *>(this), remote.c_str(), OpName(operation),
            op_descs.size()),
        rc);
@@ -219,7 +218,7 @@ Status Hixl::GetTransferStatus(const TransferReq &req, TransferStatus &status) {
     rc = impl_->TransferStatusOf(req, s);
     status = static_cast<TransferStatus>(s);
   }
-  Note("Hixl::GetTransferStatus", Fmt("this=%p, %p", static_cast<void *>(this), req), rc);
+  ACLSIM_NOTE("Hixl::GetTransferStatus", Fmt("this=%p, %p", static_cast<void *>(this), req), rc);
   return rc;
 }
 
@@ -241,7 +240,7 @@ Status Hixl::GetTransferStatus(const GetTransferStatusArgs &args, std::vector<Tr
       }
     }
   }
-  Note("Hixl::GetTransferStatus", Fmt("this=%p, args", static_cast<void *>(this)), rc);
+  ACLSIM_NOTE("Hixl::GetTransferStatus", Fmt("this=%p, args", static_cast<void *>(this)), rc);
   return rc;
 }
 
@@ -256,7 +255,7 @@ Status Hixl::SendNotify(const AscendString &remote_engine, const NotifyDesc &not
     rc = PARAM_INVALID;
   else
     rc = impl_->SendNotify(remote, Str(notify.name), Str(notify.notify_msg), timeout_in_millis);
-  Note("Hixl::SendNotify",
+  ACLSIM_NOTE("Hixl::SendNotify",
        Fmt("this=%p, \"%s\", %d", static_cast<void *>(this), remote.c_str(), timeout_in_millis), rc);
   return rc;
 }
@@ -277,7 +276,7 @@ Status Hixl::GetNotifies(std::vector<NotifyDesc> &notifies) {
       notifies.push_back(d);
     }
   }
-  Note("Hixl::GetNotifies", Fmt("this=%p", static_cast<void *>(this)), rc);
+  ACLSIM_NOTE("Hixl::GetNotifies", Fmt("this=%p", static_cast<void *>(this)), rc);
   return rc;
 }
 
@@ -291,7 +290,7 @@ Status Hixl::GetCapability(FeatureType feature_type, int32_t &value) {
       value = FEATURE_NOT_SUPPORTED;
       break;
   }
-  Note("Hixl::GetCapability", Fmt("%d", static_cast<int>(feature_type)), SUCCESS);
+  ACLSIM_NOTE("Hixl::GetCapability", Fmt("%d", static_cast<int>(feature_type)), SUCCESS);
   return SUCCESS;
 }
 

@@ -24,7 +24,12 @@ std::string Fmt(const char *f, ...) {
   return out;
 }
 
-void Note(const char *name, const std::string &args, long long code) { aclsimNoteCall(name, args.c_str(), code); }
+bool Tracing() {
+  static const bool on = aclsimTraceEnabled() != 0;
+  return on;
+}
+
+void Note(const char *name, const char *args, long long code) { aclsimNoteCall(name, args, code); }
 
 void Log(const char *f, ...) {
   va_list ap;

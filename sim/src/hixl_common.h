@@ -20,8 +20,18 @@ namespace aclsim __attribute__((visibility("hidden"))) {
 // Formats like printf.
 std::string Fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 
-// Counts and (ACLSIM_TRACE=1) traces one call through libacl_rt's counters.
-void Note(const char *name, const std::string &args, long long code);
+// Counts and (ACLSIM_TRACE=1) traces one call through libacl_rt's counters. `args`, the text
+// of the trace line, is only evaluated (formatted) when tracing is on.
+#define ACLSIM_NOTE(name, args, code)                                          \
+  do {                                                                         \
+    if (::aclsim::Tracing())                                                   \
+      ::aclsim::Note(name, (args).c_str(), code);                              \
+    else                                                                       \
+      ::aclsim::Note(name, nullptr, code);                                     \
+  } while (0)
+// ACLSIM_TRACE=1, as libacl_rt.so read it (once).
+bool Tracing();
+void Note(const char *name, const char *args, long long code);
 
 // One line on stderr, "[aclsim] hixl: <text>": what the vendor writes to its log on the
 // failures a user has to understand (e.g. "Can't find remoteBuffer by key").

@@ -24,7 +24,6 @@ static_assert(sizeof(HixlServerDesc) == 128, "HixlServerDesc is 128 bytes");
 namespace {
 
 using aclsim::Fmt;
-using aclsim::Note;
 
 constexpr uint32_t kMaxPort = 65535U;
 
@@ -216,7 +215,7 @@ HixlStatus HixlCSServerCreate(const HixlServerDesc *server_desc, const HixlServe
       *server_handle = s;
     }
   }
-  Note("HixlCSServerCreate", Fmt("\"%s\", %p, %p", key.c_str(), static_cast<const void *>(config),
+  ACLSIM_NOTE("HixlCSServerCreate", Fmt("\"%s\", %p, %p", key.c_str(), static_cast<const void *>(config),
                                  static_cast<void *>(server_handle)),
        rc);
   return rc;
@@ -235,7 +234,7 @@ HixlStatus HixlCSServerRegMem(HixlServerHandle server_handle, const char *mem_ta
                      static_cast<int>(mem->type), mem_tag ? mem_tag : "", h);
     if (rc == HIXL_SUCCESS) *mem_handle = h;
   }
-  Note("HixlCSServerRegMem", Fmt("%p, ", server_handle) + MemArgs(mem_tag, mem), rc);
+  ACLSIM_NOTE("HixlCSServerRegMem", Fmt("%p, ", server_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
 }
 
@@ -252,7 +251,7 @@ HixlStatus HixlCSServerListen(HixlServerHandle server_handle, uint32_t backlog) 
     else
       aclsim::Log("[HixlServer] cannot listen on %s:%u", s->ip.c_str(), s->port);
   }
-  Note("HixlCSServerListen", Fmt("%p, %u", server_handle, backlog), rc);
+  ACLSIM_NOTE("HixlCSServerListen", Fmt("%p, %u", server_handle, backlog), rc);
   return rc;
 }
 
@@ -265,7 +264,7 @@ HixlStatus HixlCSServerUnregMem(HixlServerHandle server_handle, MemHandle mem_ha
     std::lock_guard<std::mutex> g(s->mu);
     if (!s->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // not registered
   }
-  Note("HixlCSServerUnregMem", Fmt("%p, %p", server_handle, mem_handle), rc);
+  ACLSIM_NOTE("HixlCSServerUnregMem", Fmt("%p, %p", server_handle, mem_handle), rc);
   return rc;
 }
 
@@ -283,7 +282,7 @@ HixlStatus HixlCSServerDestroy(HixlServerHandle server_handle) {
     s->service.Stop();
     delete s;
   }
-  Note("HixlCSServerDestroy", Fmt("%p", server_handle), rc);
+  ACLSIM_NOTE("HixlCSServerDestroy", Fmt("%p", server_handle), rc);
   return rc;
 }
 
@@ -311,7 +310,7 @@ HixlStatus HixlCSClientCreate(const HixlClientDesc *client_desc, const HixlClien
       *client_handle = c;
     }
   }
-  Note("HixlCSClientCreate", Fmt("\"%s\", %p, %p", key.c_str(), static_cast<const void *>(config),
+  ACLSIM_NOTE("HixlCSClientCreate", Fmt("\"%s\", %p, %p", key.c_str(), static_cast<const void *>(config),
                                  static_cast<void *>(client_handle)),
        rc);
   return rc;
@@ -341,7 +340,7 @@ HixlStatus HixlCSClientConnect(HixlClientHandle client_handle, uint32_t timeout_
       }
     }
   }
-  Note("HixlCSClientConnect", Fmt("%p, %u", client_handle, timeout_ms), rc);
+  ACLSIM_NOTE("HixlCSClientConnect", Fmt("%p, %u", client_handle, timeout_ms), rc);
   return rc;
 }
 
@@ -377,7 +376,7 @@ HixlStatus HixlCSClientGetRemoteMem(HixlClientHandle client_handle, CommMem **re
       *list_num = static_cast<uint32_t>(c->remote_mems.size());
     }
   }
-  Note("HixlCSClientGetRemoteMem", Fmt("%p, %u", client_handle, timeout_ms), rc);
+  ACLSIM_NOTE("HixlCSClientGetRemoteMem", Fmt("%p, %u", client_handle, timeout_ms), rc);
   return rc;
 }
 
@@ -398,7 +397,7 @@ HixlStatus HixlCSClientRegMem(HixlClientHandle client_handle, const char *mem_ta
       if (rc == HIXL_SUCCESS) *mem_handle = h;
     }
   }
-  Note("HixlCSClientRegMem", Fmt("%p, ", client_handle) + MemArgs(mem_tag, mem), rc);
+  ACLSIM_NOTE("HixlCSClientRegMem", Fmt("%p, ", client_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
 }
 
@@ -411,7 +410,7 @@ HixlStatus HixlCSClientUnregMem(HixlClientHandle client_handle, MemHandle mem_ha
     std::lock_guard<std::mutex> g(c->mu);
     if (!c->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // unknown handle
   }
-  Note("HixlCSClientUnregMem", Fmt("%p, %p", client_handle, mem_handle), rc);
+  ACLSIM_NOTE("HixlCSClientUnregMem", Fmt("%p, %p", client_handle, mem_handle), rc);
   return rc;
 }
 
@@ -419,7 +418,7 @@ static HixlStatus BatchSync(const char *api, HixlClientHandle client_handle, uin
                             const HixlOneSideOpDesc *desc_list, uint32_t timeout_ms, bool put) {
   bool issued = false;
   HixlStatus rc = Batch(client_handle, list_num, desc_list, put, timeout_ms, issued);
-  Note(api, Fmt("%p, %u, %p, %u", client_handle, list_num, static_cast<const void *>(desc_list), timeout_ms), rc);
+  ACLSIM_NOTE(api, Fmt("%p, %u, %p, %u", client_handle, list_num, static_cast<const void *>(desc_list), timeout_ms), rc);
   return rc;
 }
 
@@ -441,7 +440,7 @@ static HixlStatus BatchAsync(const char *api, HixlClientHandle client_handle, ui
       rc = HIXL_SUCCESS;
     }
   }
-  Note(api, Fmt("%p, %u, %p", client_handle, list_num, static_cast<const void *>(desc_list)), rc);
+  ACLSIM_NOTE(api, Fmt("%p, %u, %p", client_handle, list_num, static_cast<const void *>(desc_list)), rc);
   return rc;
 }
 
@@ -481,7 +480,7 @@ HixlStatus HixlCSClientQueryCompleteStatus(HixlClientHandle client_handle, Compl
       c->completes.erase(it);
     }
   }
-  Note("HixlCSClientQueryCompleteStatus", Fmt("%p, %p", client_handle, complete_handle), rc);
+  ACLSIM_NOTE("HixlCSClientQueryCompleteStatus", Fmt("%p, %p", client_handle, complete_handle), rc);
   return rc;
 }
 
@@ -499,7 +498,7 @@ HixlStatus HixlCSClientDestroy(HixlClientHandle client_handle) {
     if (c->link != nullptr) c->link->Close();
     delete c;
   }
-  Note("HixlCSClientDestroy", Fmt("%p", client_handle), rc);
+  ACLSIM_NOTE("HixlCSClientDestroy", Fmt("%p", client_handle), rc);
   return rc;
 }
 
