@@ -13,13 +13,10 @@
 //   c++ -std=c++17 hixl_demo.cpp -I<sim>/include -L<sim lib> -lcann_hixl -lascendcl -o hixl_demo
 //   ./hixl_demo --mistakes
 //   LD_PRELOAD=target/release/libregcheck.so ./hixl_demo --mistakes
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <map>
@@ -27,6 +24,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclsim_port.h"
 #include "hixl/hixl.h"
 
 using hixl::Hixl;
@@ -37,26 +35,18 @@ using hixl::TransferOpDesc;
 namespace {
 
 const size_t kSize = 1 << 20;
-// Each engine listens on its "ip:port"; the demo takes two ports that are free now, so that
+// Each engine listens on its "ip:port"; the demo claims two ports (LocalEngine), so that
 // several runs at once do not collide (set in main).
 std::string g_engine_a, g_engine_b;
 const char *kEngineA = nullptr;
 const char *kEngineB = nullptr;
 
-// A TCP port on 127.0.0.1 that is free: bind port 0, read the port the system chose, release it.
+// An engine name on a port of 127.0.0.1 that no other run gets meanwhile (the simulator's
+// aclsim_port.h; on a real machine, the port your deployment assigns the engine).
 std::string LocalEngine() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (s < 0 || bind(s, reinterpret_cast<struct sockaddr *>(&a), sizeof a) != 0 ||
-      getsockname(s, reinterpret_cast<struct sockaddr *>(&a), &len) != 0) {
-    perror("hixl_demo: no free local port");
-    exit(1);
-  }
-  close(s);
-  return "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  int port = aclsimClaimPort();
+  if (port < 0) exit(1);
+  return "127.0.0.1:" + std::to_string(port);
 }
 
 // Options of both engines: RoCE through the device NIC and HCCS (Atlas A2/A3).
@@ -200,9 +190,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   g_engine_a = LocalEngine();
-  do {  // the system may hand the port it just released out again
-    g_engine_b = LocalEngine();
-  } while (g_engine_b == g_engine_a);
+  g_engine_b = LocalEngine();
   kEngineA = g_engine_a.c_str();
   kEngineB = g_engine_b.c_str();
   Check("aclInit", aclInit(nullptr));

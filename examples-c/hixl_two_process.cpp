@@ -14,15 +14,12 @@
 //
 // One binary: the process forks the server. Both use the vendor's recommended options (the
 // hixl_cs engine, `comm_resource_config.protocol_desc`). Every wait is bounded.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +28,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclsim_port.h"
 #include "hixl/hixl.h"
 
 namespace {
@@ -39,21 +37,6 @@ const size_t kLen = 64 * 1024;
 const int kWaitMs = 10000;
 
 using Options = std::map<hixl::AscendString, hixl::AscendString>;
-
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreePort() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (s >= 0 && bind(s, reinterpret_cast<struct sockaddr *>(&a), sizeof a) == 0 &&
-      getsockname(s, reinterpret_cast<struct sockaddr *>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  if (s >= 0) close(s);
-  return port;
-}
 
 // One message through a pipe: a tag and a value, waited for at most kWaitMs.
 struct Msg {
@@ -164,7 +147,7 @@ int Client(const std::string &name, const std::string &server, int in, int out) 
 int main() {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   alarm(60);  // nothing here may hang
-  int server_port = FreePort(), client_port = FreePort();
+  int server_port = aclsimClaimPort(), client_port = aclsimClaimPort();
   if (server_port < 0 || client_port < 0) return 2;
   std::string server = "127.0.0.1:" + std::to_string(server_port);
   std::string client = "127.0.0.1:" + std::to_string(client_port);

@@ -1,7 +1,7 @@
 // Two-process HIXL programs against the simulator: `hixl_mp <scenario> [form]`.
 //
 // The process forks before any ACL or HIXL call: the child is the server (its engine listens on
-// a free port of 127.0.0.1, it sends its buffer addresses over a socket of its own and then only
+// a claimed port of 127.0.0.1, it sends its buffer addresses over a socket of its own and then only
 // answers commands), the parent is the client that links to it and transfers. The child dies
 // with the parent (PR_SET_PDEATHSIG) and the parent waits for it for a bounded time.
 //
@@ -530,7 +530,7 @@ int Client(const std::string &scenario, const std::string &form, Child &ch, cons
   } else {
     Hixl c;
     // the client listens too (like the samples' engines), on a port of its own
-    std::string name = EngineName(FreePort());
+    std::string name = EngineName(aclsimClaimPort());
     EXPECT_EQ(c.Initialize(AscendString(name.c_str()), FormOptions(form)), SUCCESS);
     if (scenario == "rw") ClientRw(c, server, ch, form);
     if (scenario == "late") ClientLate(c, server, ch);
@@ -564,7 +564,7 @@ int main(int argc, char **argv) {
   std::string scenario = argv[1], form = argc > 2 ? argv[2] : "hixl_cs";
   int xport = 0;
   int listener = ExchangeListener(xport);
-  const std::string server_name = EngineName(FreePort());
+  const std::string server_name = EngineName(aclsimClaimPort());
   if (listener < 0) return 3;
   fflush(stdout);
   Child ch;

@@ -68,7 +68,7 @@ static void TestEngines() {
   std::map<AscendString, AscendString> options;
   options[AscendString(OPTION_GLOBAL_RESOURCE_CONFIG)] =
       AscendString("{\"comm_resource_config.protocol_desc\": [\"roce:device\"]}");
-  const std::string na = EngineName(FreePort()), nb = EngineName(FreePort()), nobody = EngineName(RefusingPort());
+  const std::string na = EngineName(aclsimClaimPort()), nb = EngineName(aclsimClaimPort()), nobody = EngineName(RefusingPort());
   const AscendString ra(na.c_str()), rb(nb.c_str());
 
   Hixl a, b, dup, lonely, bad;
@@ -280,7 +280,7 @@ static void TestEngines() {
 
 static void TestClientServer() {
   std::vector<uint8_t> sbuf(8192, 0), cbuf(8192, 0), later(4096, 0);
-  const int port = FreePort();
+  const int port = aclsimClaimPort();
   EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";
@@ -405,7 +405,7 @@ static int Mappings() {
 // the thread that served it is joined (an ended thread keeps its stack until then), so the
 // process does not run out of mappings or address space.
 static void TestManyLinks() {
-  const std::string na = EngineName(FreePort()), nb = EngineName(FreePort());
+  const std::string na = EngineName(aclsimClaimPort()), nb = EngineName(aclsimClaimPort());
   const AscendString rb(nb.c_str());
   std::map<AscendString, AscendString> options;
   Hixl a, b;

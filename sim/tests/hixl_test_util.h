@@ -1,4 +1,5 @@
-// Helpers for the simulator's HIXL test programs: free local ports, engine names, bounded waits.
+// Helpers for the simulator's HIXL test programs: engine names, a port nobody listens on, bounded
+// waits (ports for engines: aclsimClaimPort, aclsim_port.h).
 #ifndef ACLSIM_TESTS_HIXL_TEST_UTIL_H_
 #define ACLSIM_TESTS_HIXL_TEST_UTIL_H_
 
@@ -10,35 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <mutex>
-#include <set>
 #include <string>
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released), and
-// not one this process was given before: the system may hand a released port out again at the
-// next bind to port 0, and two engines of one program must not get the same port.
-static inline int FreePort() {
-  static std::mutex mu;
-  static std::set<int> given;
-  std::lock_guard<std::mutex> g(mu);
-  for (int attempt = 0; attempt < 100; attempt++) {
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a {};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    socklen_t len = sizeof a;
-    if (s < 0 || bind(s, reinterpret_cast<struct sockaddr *>(&a), sizeof a) != 0 ||
-        getsockname(s, reinterpret_cast<struct sockaddr *>(&a), &len) != 0) {
-      perror("FreePort");
-      if (s >= 0) close(s);
-      return -1;
-    }
-    close(s);
-    if (given.insert(ntohs(a.sin_port)).second) return ntohs(a.sin_port);
-  }
-  return -1;
-}
+#include "aclsim_port.h"
 
 // A TCP port on 127.0.0.1 where nobody listens, for the rest of the process: a socket bound to
 // it and never listening holds it, so connections are refused and no engine (of this process or

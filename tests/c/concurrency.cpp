@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "free_port.h"
+#include "aclsim_port.h"
 #include "hixl/hixl.h"
 #include "regcheck.h"
 
@@ -140,8 +140,8 @@ void *churn_thread(void *arg) {
 int churn() {
   hixl::Hixl a, b;
   std::map<hixl::AscendString, hixl::AscendString> options;
-  std::string a_name = "127.0.0.1:" + std::to_string(free_port());
-  g_b_name = "127.0.0.1:" + std::to_string(free_port());
+  std::string a_name = "127.0.0.1:" + std::to_string(aclsimClaimPort());
+  g_b_name = "127.0.0.1:" + std::to_string(aclsimClaimPort());
   if (a.Initialize(a_name.c_str(), options) != hixl::SUCCESS ||
       b.Initialize(g_b_name.c_str(), options) != hixl::SUCCESS)
     return 2;

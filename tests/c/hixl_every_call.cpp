@@ -12,7 +12,7 @@
 
 #include "acl/acl.h"
 #include "cs/hixl_cs.h"
-#include "free_port.h"
+#include "aclsim_port.h"
 #include "hixl/hixl.h"
 
 using namespace hixl;
@@ -43,7 +43,7 @@ int main() {
   void *ha = nullptr, *hb = nullptr;
   if (aclrtMallocHost(&ha, 4 * page) != ACL_SUCCESS || aclrtMallocHost(&hb, 4 * page) != ACL_SUCCESS) return 2;
   std::map<AscendString, AscendString> options;
-  const std::string na = "127.0.0.1:" + std::to_string(free_port()), nb = "127.0.0.1:" + std::to_string(free_port());
+  const std::string na = "127.0.0.1:" + std::to_string(aclsimClaimPort()), nb = "127.0.0.1:" + std::to_string(aclsimClaimPort());
   {
     Hixl a;
     Derived b;
@@ -71,7 +71,7 @@ int main() {
   }
 
   std::vector<uint8_t> sbuf(8192, 0), cbuf(8192, 0);
-  const int port = free_port();
+  const int port = aclsimClaimPort();
   EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";

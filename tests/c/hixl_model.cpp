@@ -1,5 +1,5 @@
 // Runs a HIXL call script against the simulator under regcheck, for the model-based property
-// test (tests/model.rs). Two engines, 0 and 1, each listening on a free local port, each with a
+// test (tests/model.rs). Two engines, 0 and 1, each listening on a port of its own (aclsimClaimPort), each with a
 // 16-page aclrtMallocHost pool. One operation per line on stdin:
 //
 //   r E P N          engine E: RegisterMem(pool[E] + P pages, N pages, MEM_HOST)
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "free_port.h"
+#include "aclsim_port.h"
 #include "aclsim.h"
 #include "hixl/hixl.h"
 #include "regcheck.h"
@@ -46,7 +46,7 @@ int main() {
   char *pool[2];
   std::map<hixl::AscendString, hixl::AscendString> options;
   for (int e = 0; e < 2; e++) {
-    names[e] = "127.0.0.1:" + std::to_string(free_port());
+    names[e] = "127.0.0.1:" + std::to_string(aclsimClaimPort());
     if (engines[e].Initialize(names[e].c_str(), options) != hixl::SUCCESS) return 2;
     void *p = nullptr;
     if (aclrtMallocHost(&p, 16 * page) != 0) return 2;

@@ -4,13 +4,13 @@
 #include <stdio.h>
 
 #include "cs/hixl_cs.h"
-#include "free_port.h"
+#include "aclsim_port.h"
 
 int main() {
   EndpointDesc ep{};
   HixlServerDesc sd{};
   sd.server_ip = "127.0.0.1";
-  sd.server_port = static_cast<uint32_t>(free_port());
+  sd.server_port = static_cast<uint32_t>(aclsimClaimPort());
   sd.endpoint_list = &ep;
   sd.endpoint_list_num = 1;
   HixlServerConfig scfg;

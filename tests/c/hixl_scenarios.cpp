@@ -19,7 +19,7 @@
 
 #include "acl/acl.h"
 #include "cs/hixl_cs.h"
-#include "free_port.h"
+#include "aclsim_port.h"
 #include "hixl/hixl.h"
 
 using hixl::Hixl;
@@ -44,9 +44,6 @@ void value(const char *key, long long v) { printf("value %s %lld\n", key, v); }
   fprintf(stderr, "hixl_scenarios: %s\n", what);
   exit(3);
 }
-
-// A TCP port on 127.0.0.1 that was free a moment ago (tests/c/free_port.h: never the same twice).
-int FreePort() { return free_port(); }
 
 using Options = std::map<hixl::AscendString, hixl::AscendString>;
 
@@ -115,9 +112,9 @@ uintptr_t MapVmm(size_t n, aclrtMemAttr attr, aclrtDrvMemHandle *phys) {
   return reinterpret_cast<uintptr_t>(va);
 }
 
-// Initialize as 127.0.0.1:<a free port> with `o`; print the name and the code under `label`.
+// Initialize as 127.0.0.1:<a claimed port> with `o`; print the name and the code under `label`.
 void InitRc(Hixl &h, const char *label, const Options &o) {
-  std::string name = "127.0.0.1:" + std::to_string(FreePort());
+  std::string name = "127.0.0.1:" + std::to_string(aclsimClaimPort());
   printf("name %s %s\n", label, name.c_str());
   rc(label, h.Initialize(name.c_str(), o));
 }
@@ -386,7 +383,7 @@ int Run(const std::string &s) {
     Options legacy;
     legacy[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.2\"}";
     legacy[hixl::OPTION_GLOBAL_RESOURCE_CONFIG] =
-        ("{\"comm_resource_config.listen_port\": " + std::to_string(FreePort()) + "}").c_str();
+        ("{\"comm_resource_config.listen_port\": " + std::to_string(aclsimClaimPort()) + "}").c_str();
     legacy[hixl::OPTION_BUFFER_POOL] = "0:0";
     Options v13;
     v13[hixl::OPTION_LOCAL_COMM_RES] = "{\"version\": \"1.3\"}";
@@ -453,7 +450,7 @@ int Run(const std::string &s) {
     if (h != nullptr) a.DeregisterMem(h);
     a.Finalize();
   } else if (s == "cs") {
-    const uint32_t port = static_cast<uint32_t>(FreePort());
+    const uint32_t port = static_cast<uint32_t>(aclsimClaimPort());
     EndpointDesc ep{};
     HixlServerDesc sd{};
     sd.server_ip = "127.0.0.1";
@@ -531,8 +528,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  g_a = "127.0.0.1:" + std::to_string(FreePort());
-  g_b = "127.0.0.1:" + std::to_string(FreePort());
+  g_a = "127.0.0.1:" + std::to_string(aclsimClaimPort());
+  g_b = "127.0.0.1:" + std::to_string(aclsimClaimPort());
   kA = g_a.c_str();
   kB = g_b.c_str();
   // Without a SoC name (ACLSIM_SOC_NAME="") aclInit fails (500000); nothing else needs it.

@@ -492,3 +492,75 @@ fn securec_functions_from_the_hal_stand_in() {
     let exe = Program::c("securec", &["sim/tests/securec.c"]).libs(&["ascend_hal"]).build();
     checked(&Run::new(&exe).run());
 }
+
+/// The ports `claim_port` printed before "ready" (its own first, then its child's).
+fn claimed_ports(child: &mut std::process::Child) -> Vec<u16> {
+    use std::io::BufRead;
+    let out = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut ports = Vec::new();
+    // claim_port never waits before "ready" and exits within 20 s in any case, so this ends
+    for line in out.lines() {
+        let line = line.expect("claim_port's output");
+        if line == "ready" {
+            return ports;
+        }
+        ports.push(line.strip_prefix("port ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{line}")));
+    }
+    panic!("claim_port ended before it was ready (claimed {ports:?})");
+}
+
+/// Whether a process holds the lock on `port`'s byte of the claim file.
+fn port_claimed(lock_file: &Path, port: u16) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let file = std::fs::File::open(lock_file).unwrap();
+    // SAFETY: a zeroed flock is a valid value of a plain C struct
+    let mut lk: libc::flock = unsafe { std::mem::zeroed() };
+    lk.l_type = libc::F_WRLCK as libc::c_short;
+    lk.l_whence = libc::SEEK_SET as libc::c_short;
+    lk.l_start = libc::off_t::from(port);
+    lk.l_len = 1;
+    // SAFETY: F_OFD_GETLK reads and writes `lk`, which lives across the call
+    assert_eq!(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &mut lk) }, 0);
+    lk.l_type != libc::F_UNLCK as libc::c_short
+}
+
+#[test]
+fn claimed_ports_are_distinct_held_and_outside_the_ephemeral_range() {
+    use std::process::Stdio;
+    let exe = Program::c("claim_port", &["sim/tests/claim_port.c"]).build();
+    let tmp = testkit::target_dir().join("testkit").join("claim_port");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let spawn = || {
+        Command::new(&exe).arg("3").env("TMPDIR", &tmp).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap()
+    };
+    // two processes (each with a child) claiming at the same time
+    let (mut a, mut b) = (spawn(), spawn());
+    let (from_a, from_b) = (claimed_ports(&mut a), claimed_ports(&mut b));
+    let all: std::collections::BTreeSet<u16> = from_a.iter().chain(&from_b).copied().collect();
+    assert_eq!(all.len(), 12, "a port was handed out twice: {from_a:?} {from_b:?}");
+    let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").unwrap();
+    let bounds: Vec<u16> = range.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    for &p in &all {
+        assert!(p >= 1024 && (p < bounds[0] || p > bounds[1]), "{p} is in the ephemeral range {range}");
+    }
+    // a's own claims last as long as a does
+    // SAFETY: getuid has no preconditions
+    let lock_file = tmp.join(format!("aclsim-ports-{}.lock", unsafe { libc::getuid() }));
+    assert!(from_a[..3].iter().all(|&p| port_claimed(&lock_file, p)), "{from_a:?} not held");
+    for mut child in [a, b] {
+        drop(child.stdin.take()); // claim_port ends when its stdin closes
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().ok();
+                panic!("claim_port did not end within 30 s of its stdin closing");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(status.success(), "claim_port: {status}");
+    }
+    assert!(!from_a[..3].iter().any(|&p| port_claimed(&lock_file, p)), "{from_a:?} still held after exit");
+}
