@@ -201,25 +201,42 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
     return rc;
 }
 
-aclError aclrtDestroyContext(aclrtContext context) {
-    ACLSIM_COUNT("aclrtDestroyContext");
+extern "C++" {
+namespace {
+
+// What aclrtDestroyContext and aclrtSetCurrentContext share: NULL is ACL_ERROR_INVALID_PARAM; a
+// context that is not live (or, unless `allow_default`, a device's default context) is
+// ACL_ERROR_RT_PARAM_INVALID, with `invalid` as the recent error message; `apply` runs under the
+// lock on a context that passes.
+template <typename Apply>
+aclError on_live_context(const char *call, aclrtContext context, bool allow_default, const char *invalid,
+                         Apply apply) {
     aclError rc = ACL_SUCCESS;
     Context *c = static_cast<Context *>(context);
     if (c == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext", "context is NULL");
+        rc = fail(ACL_ERROR_INVALID_PARAM, call, "context is NULL");
     } else {
         std::lock_guard<std::mutex> g(g_mu);
-        if (!ctx_valid_locked(c) || c->is_default) {
+        if (!ctx_valid_locked(c) || (!allow_default && c->is_default))
             rc = ACL_ERROR_RT_PARAM_INVALID;
-        } else {
-            c->alive = false;
-            if (t_ctx == c) t_ctx = nullptr;
-        }
+        else
+            apply(c);
     }
-    if (rc == ACL_ERROR_RT_PARAM_INVALID)
-        fail(rc, "aclrtDestroyContext", "not a live context created by aclrtCreateContext");
-    ACLSIM_TRACE("aclrtDestroyContext", fmt("%p", context), rc);
+    if (rc == ACL_ERROR_RT_PARAM_INVALID) fail(rc, call, invalid);
+    ACLSIM_TRACE(call, fmt("%p", context), rc);
     return rc;
+}
+
+}  // namespace
+}  // extern "C++"
+
+aclError aclrtDestroyContext(aclrtContext context) {
+    ACLSIM_COUNT("aclrtDestroyContext");
+    return on_live_context("aclrtDestroyContext", context, false,
+                           "not a live context created by aclrtCreateContext", [](Context *c) {
+                               c->alive = false;
+                               if (t_ctx == c) t_ctx = nullptr;
+                           });
 }
 
 aclError aclrtGetCurrentContext(aclrtContext *context) {
@@ -240,20 +257,8 @@ aclError aclrtGetCurrentContext(aclrtContext *context) {
 
 aclError aclrtSetCurrentContext(aclrtContext context) {
     ACLSIM_COUNT("aclrtSetCurrentContext");
-    aclError rc = ACL_SUCCESS;
-    Context *c = static_cast<Context *>(context);
-    if (c == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtSetCurrentContext", "context is NULL");
-    } else {
-        std::lock_guard<std::mutex> g(g_mu);
-        if (!ctx_valid_locked(c))
-            rc = ACL_ERROR_RT_PARAM_INVALID;
-        else
-            t_ctx = c;
-    }
-    if (rc == ACL_ERROR_RT_PARAM_INVALID) fail(rc, "aclrtSetCurrentContext", "not a live context");
-    ACLSIM_TRACE("aclrtSetCurrentContext", fmt("%p", context), rc);
-    return rc;
+    return on_live_context("aclrtSetCurrentContext", context, true, "not a live context",
+                           [](Context *c) { t_ctx = c; });
 }
 
 const char *aclrtGetSocName(void) {
