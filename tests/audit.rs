@@ -260,6 +260,28 @@ fn log_variable_reports_each_redirection() {
     assert!(!stderr(&out).contains("regcheck-audit:"), "silent by default\n{}", describe(&out));
 }
 
+/// `REGCHECK_LOG` filters the module's lines as it filters the library's (target `regcheck`):
+/// a filter that silences regcheck's warnings silences the module too; one that lets them
+/// through, or names only regcheck's targets, keeps them.
+#[test]
+fn the_log_filter_silences_the_modules_lines_too() {
+    for (filter, notice) in [
+        ("off", false),
+        ("regcheck=error", false),
+        ("other=debug", false),
+        ("warn", true),
+        ("info,regcheck=warn", true),
+    ] {
+        let out = run(dlsym_program(), &["libascendcl.so"], Mode::AuditOnly, &[("REGCHECK_LOG", filter)]);
+        assert_ok(&out);
+        assert_eq!(stderr(&out).contains(NOTICE), notice, "REGCHECK_LOG={filter}\n{}", describe(&out));
+    }
+    let out =
+        run(dlsym_program(), &["libascendcl.so"], Mode::Both, &[("REGCHECK_AUDIT_LOG", "1"), ("REGCHECK_LOG", "off")]);
+    assert_ok(&out);
+    assert!(!stderr(&out).contains("regcheck-audit:"), "REGCHECK_LOG=off\n{}", describe(&out));
+}
+
 #[test]
 fn module_exports_only_the_audit_interface() {
     let out = std::process::Command::new("nm")

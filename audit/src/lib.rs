@@ -102,10 +102,13 @@ fn cookie_path<'a>(cookie: usize) -> &'a [u8] {
 #[no_mangle]
 pub unsafe extern "C" fn la_version(version: c_uint) -> c_uint {
     guard(0, || {
-        // SAFETY: the names are NUL-terminated; secure_getenv returns NULL or a C string. In a
+        // SAFETY: the names are NUL-terminated; (secure_)getenv returns NULL or a C string. In a
         // secure-execution process the caller's variables are ignored, as the library ignores
-        // REGCHECK_AUDIT_LOG, REGCHECK_LOG_FORMAT and REGCHECK_LOG_FILE there.
-        log::init(&log::Settings::read(|name| unsafe { elf::c_name(sys::secure_getenv(name.as_ptr())) }));
+        // REGCHECK_AUDIT_LOG, REGCHECK_LOG_FORMAT and REGCHECK_LOG_FILE there; REGCHECK_LOG,
+        // which it honours there too (it can only quieten or detail messages), is read as it is.
+        let settings = log::Settings::read(|name| unsafe { elf::c_name(sys::secure_getenv(name.as_ptr())) })
+            .with_filter(unsafe { elf::c_name(sys::getenv(c"REGCHECK_LOG".as_ptr())) });
+        log::init(&settings);
         if version < 1 {
             log::Line::new(Level::Warning)
                 .push(b"dynamic linker audit interface version 0 is not supported; module not used")

@@ -5,12 +5,13 @@
 //!
 //! The variables are read once, by [`init`] from `la_version`, with `secure_getenv`: in a
 //! secure-execution process none is honoured, as the library honours neither the log file
-//! nor the format there.
+//! nor the format there. `REGCHECK_LOG`, which the library honours everywhere, filters the
+//! module's lines as it filters the library's (target `regcheck`), read with [`verbosity`].
 
 use crate::json;
 use crate::sys;
 use core::ffi::{c_char, c_int, CStr};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// Longest line written (a longer message is cut and marked with `...`).
@@ -36,6 +37,73 @@ impl Level {
     }
 }
 
+/// How much of regcheck's log `REGCHECK_LOG` lets through, from `off` to `trace`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl Verbosity {
+    fn parse(s: &str) -> Option<Verbosity> {
+        const NAMES: [(&str, Verbosity); 6] = [
+            ("off", Verbosity::Off),
+            ("error", Verbosity::Error),
+            ("warn", Verbosity::Warn),
+            ("info", Verbosity::Info),
+            ("debug", Verbosity::Debug),
+            ("trace", Verbosity::Trace),
+        ];
+        NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(s)).map(|(_, v)| *v)
+    }
+
+    fn from_u8(v: u8) -> Verbosity {
+        [Verbosity::Off, Verbosity::Error, Verbosity::Warn, Verbosity::Info, Verbosity::Debug, Verbosity::Trace]
+            [usize::from(v.min(5))]
+    }
+}
+
+/// The library's default filter (`warn`), used when `REGCHECK_LOG` is unset, empty or not a
+/// filter, as the library does.
+pub const DEFAULT_VERBOSITY: Verbosity = Verbosity::Warn;
+
+/// What the `env_logger` filter `spec` (the syntax of `REGCHECK_LOG`) lets through for the
+/// target `regcheck`, the library's own and the one the module's lines count as: the directive
+/// of the longest name that starts `regcheck`, else the bare level, else nothing (a filter that
+/// names only other targets silences regcheck). A directive without `=` that is not a level
+/// names a target with every level; a `/regex` part is ignored (the module's lines are few).
+pub fn verbosity(spec: &[u8]) -> Verbosity {
+    let Ok(spec) = core::str::from_utf8(spec) else { return DEFAULT_VERBOSITY };
+    let spec = spec.split('/').next().unwrap_or("").trim();
+    if spec.is_empty() {
+        return DEFAULT_VERBOSITY;
+    }
+    let (mut global, mut named): (Option<Verbosity>, Option<(usize, Verbosity)>) = (None, None);
+    for d in spec.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let (name, level) = match d.split_once('=') {
+            Some((name, level)) => match Verbosity::parse(level.trim()) {
+                Some(v) => (name.trim(), v),
+                // Not a filter: the library falls back to its default, so does the module.
+                None => return DEFAULT_VERBOSITY,
+            },
+            None => match Verbosity::parse(d) {
+                Some(v) => ("", v),
+                None => (d, Verbosity::Trace),
+            },
+        };
+        if name.is_empty() {
+            global = Some(level);
+        } else if "regcheck".starts_with(name) && named.is_none_or(|(len, _)| name.len() >= len) {
+            named = Some((name.len(), level));
+        }
+    }
+    named.map(|(_, v)| v).or(global).unwrap_or(Verbosity::Off)
+}
+
 /// The variables the module reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings<'a> {
@@ -45,6 +113,8 @@ pub struct Settings<'a> {
     pub json: bool,
     /// `REGCHECK_LOG_FILE`, when set.
     pub file: Option<&'a [u8]>,
+    /// `REGCHECK_LOG`, read apart (see [`verbosity`]): [`DEFAULT_VERBOSITY`] until set.
+    pub verbosity: Verbosity,
 }
 
 impl<'a> Settings<'a> {
@@ -60,7 +130,13 @@ impl<'a> Settings<'a> {
             redirections: !audit_log.is_empty() && audit_log != b"0",
             json: format.eq_ignore_ascii_case("json") || format.eq_ignore_ascii_case("jsonl"),
             file: (!file.is_empty()).then_some(file.as_bytes()),
+            verbosity: DEFAULT_VERBOSITY,
         }
+    }
+
+    /// With `REGCHECK_LOG`'s value (empty when unset).
+    pub fn with_filter(self, spec: &[u8]) -> Settings<'a> {
+        Settings { verbosity: verbosity(spec), ..self }
     }
 }
 
@@ -83,6 +159,7 @@ impl LogPath {
 
 static REDIRECTIONS: AtomicBool = AtomicBool::new(false);
 static JSON: AtomicBool = AtomicBool::new(false);
+static VERBOSITY: AtomicU8 = AtomicU8::new(DEFAULT_VERBOSITY as u8);
 static FILE: OnceLock<LogPath> = OnceLock::new();
 
 /// Applies the settings (once, from `la_version`). A path too long to open leaves the lines
@@ -90,6 +167,7 @@ static FILE: OnceLock<LogPath> = OnceLock::new();
 pub fn init(s: &Settings<'_>) {
     REDIRECTIONS.store(s.redirections, Ordering::Relaxed);
     JSON.store(s.json, Ordering::Relaxed);
+    VERBOSITY.store(s.verbosity as u8, Ordering::Relaxed);
     if let Some(p) = s.file.and_then(LogPath::new) {
         let _ = FILE.set(p);
     }
@@ -200,6 +278,11 @@ impl Line {
     /// append, and closed, each time: lines are rare) or, without one or when it cannot be
     /// opened, to standard error.
     pub fn emit(&mut self) {
+        // The warnings are warn-level lines of regcheck's; the info lines were asked for by
+        // REGCHECK_AUDIT_LOG, so only a filter that silences regcheck's warnings drops them.
+        if Verbosity::from_u8(VERBOSITY.load(Ordering::Relaxed)) < Verbosity::Warn {
+            return;
+        }
         let file = FILE.get();
         let line = self.finish();
         let fd = match file {
@@ -312,7 +395,7 @@ mod tests {
             }
         };
         let s = Settings::read(env(&[]));
-        assert_eq!(s, Settings { redirections: false, json: false, file: None });
+        assert_eq!(s, Settings { redirections: false, json: false, file: None, verbosity: Verbosity::Warn });
         for (format, json) in [
             (&b"json"[..], true),
             (b" JSON\n", true),
@@ -330,6 +413,36 @@ mod tests {
         assert_eq!(Settings::read(env(&[("REGCHECK_LOG_FILE", b"  ")])).file, None);
         assert_eq!(Settings::read(env(&[("REGCHECK_LOG_FILE", b"/tmp/\xff")])).file, None, "not UTF-8: unset");
         assert!(!Settings::read(env(&[("REGCHECK_AUDIT_LOG", b"0")])).redirections);
+    }
+
+    /// As the library's `env_filter` reads `REGCHECK_LOG` for the target `regcheck`.
+    #[test]
+    fn the_log_filter_is_read_as_the_library_reads_it() {
+        use Verbosity::*;
+        for (spec, want) in [
+            (&b""[..], Warn),
+            (b"  ", Warn),
+            (b"off", Off),
+            (b"OFF", Off),
+            (b"error", Error),
+            (b"info", Info),
+            (b"trace", Trace),
+            (b"regcheck=off", Off),
+            (b"info,regcheck=error", Error),
+            (b"regcheck=error,info", Error),
+            (b"regcheck=debug,regcheck::frontend=off", Debug),
+            (b"reg=info,regcheck=off", Off),
+            (b"reg=info", Info),
+            (b"regcheck", Trace),
+            (b"other=debug", Off),
+            (b"other=debug,warn", Warn),
+            (b"warn,regcheck=loud", Warn),
+            (b"error/some regex", Error),
+            (b"\xff", Warn),
+        ] {
+            assert_eq!(verbosity(spec), want, "{:?}", String::from_utf8_lossy(spec));
+        }
+        assert_eq!(verbosity(b"in\xfffo"), Warn, "not UTF-8: the default");
     }
 
     #[test]

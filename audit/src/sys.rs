@@ -102,6 +102,7 @@ pub const SYS_GETTID: c_long = 178;
 extern "C" {
     /// `getenv`, except that it returns NULL in a secure-execution (set-user-ID) process.
     pub fn secure_getenv(name: *const c_char) -> *mut c_char;
+    pub fn getenv(name: *const c_char) -> *mut c_char;
     pub fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
     pub fn open(path: *const c_char, flags: c_int, ...) -> c_int;
     pub fn close(fd: c_int) -> c_int;
