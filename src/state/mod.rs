@@ -170,27 +170,34 @@ pub struct HdkFacts {
     pub version: Option<HdkVersion>,
     /// Where it came from (`REGCHECK_HDK_VERSION`, a version.info path), or why it is unknown.
     pub source: String,
+    /// For messages: the version and where it came from, or why it is unknown (made once;
+    /// shared by every fact that quotes it, with no copy).
+    pub describe: std::sync::Arc<str>,
+}
+
+impl HdkFacts {
+    fn new(text: Option<String>, source: String) -> HdkFacts {
+        let describe = match &text {
+            Some(t) => format!("{t} (from {source})"),
+            None => source.clone(),
+        };
+        HdkFacts { version: text.as_deref().and_then(HdkVersion::parse), text, source, describe: describe.into() }
+    }
 }
 
 /// The driver (HDK) version: `REGCHECK_HDK_VERSION`, else the driver's version.info, else
 /// the vendor's `aclsysGetVersionStr("driver")`.
 pub fn driver_facts(config: &Config) -> HdkFacts {
     if let Some(t) = &config.hdk_version {
-        HdkFacts { version: HdkVersion::parse(t), text: Some(t.clone()), source: "REGCHECK_HDK_VERSION".into() }
+        HdkFacts::new(Some(t.clone()), "REGCHECK_HDK_VERSION".into())
     } else {
         match crate::platform::hdk::read_driver_version() {
-            Ok((t, path)) => {
-                HdkFacts { version: HdkVersion::parse(&t), text: Some(t), source: path.display().to_string() }
-            }
+            Ok((t, path)) => HdkFacts::new(Some(t), path.display().to_string()),
             // No version.info: the vendor knows (a real installation and the
             // simulator answer the same question).
             Err(e) => match queries::driver_version() {
-                Ok(t) => HdkFacts {
-                    version: HdkVersion::parse(&t),
-                    text: Some(t),
-                    source: "aclsysGetVersionStr(\"driver\")".into(),
-                },
-                Err(q) => HdkFacts { version: None, text: None, source: format!("{e}; {q}") },
+                Ok(t) => HdkFacts::new(Some(t), "aclsysGetVersionStr(\"driver\")".into()),
+                Err(q) => HdkFacts::new(None, format!("{e}; {q}")),
             },
         }
     }

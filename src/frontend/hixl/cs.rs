@@ -222,7 +222,7 @@ pub unsafe fn cs_reg_mem(
                     near_warned: true,
                     total_of_kind: e.regs.total(a.kind()),
                     product,
-                    hdk: HdkFact { version: None, describe: String::new() },
+                    hdk: HdkFact { version: None, describe: "".into() },
                     options: &e.options,
                     by_malloc_host: mf.by_malloc_host,
                     dev_alloc: mf.dev_alloc,

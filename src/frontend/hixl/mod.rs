@@ -257,11 +257,7 @@ fn instance_state(i: Option<&Instance>) -> InstanceState {
 
 fn hdk_fact(rt: &Runtime) -> HdkFact {
     let h = rt.hdk();
-    let describe = match &h.text {
-        Some(t) => format!("{t} (from {})", h.source),
-        None => h.source.clone(),
-    };
-    HdkFact { version: h.version, describe }
+    HdkFact { version: h.version, describe: std::sync::Arc::clone(&h.describe) }
 }
 
 /// Log the rules skipped for lack of facts, once per rule and reason.

@@ -290,7 +290,7 @@ impl ProductClass {
 pub struct HdkFact {
     pub version: Option<HdkVersion>,
     /// Text for messages: the version and where it came from, or why it is unknown.
-    pub describe: String,
+    pub describe: std::sync::Arc<str>,
 }
 
 /// Where in its life an instance (or CS endpoint) is.
