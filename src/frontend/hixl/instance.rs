@@ -101,9 +101,10 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                     Ok(f) => findings.extend(f),
                     Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
                 }
-                let args =
-                    format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "));
-                reject_or(rt, "Hixl::Initialize", &args, &findings)?;
+                let args = || {
+                    format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "))
+                };
+                reject_or(rt, "Hixl::Initialize", args, &findings)?;
             }
             let ctx = queries::current_context();
             Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
@@ -260,7 +261,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let top = crate::platform::address::user_space_top();
             let findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
-            reject_or(rt, "Hixl::RegisterMem", &reg_args_text(&a, None), &findings)?;
+            reject_or(rt, "Hixl::RegisterMem", || reg_args_text(&a, None), &findings)?;
             Ok(Some(a))
         },
         || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
@@ -311,7 +312,7 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
                     }
                 }
             }
-            reject_or(rt, "Hixl::DeregisterMem", &format!("mem_handle=0x{h:x}"), &findings)
+            reject_or(rt, "Hixl::DeregisterMem", || format!("mem_handle=0x{h:x}"), &findings)
         },
         || call_vendor!(DEREGISTER_MEM, DeregisterMemFn, VENDOR_MISSING; this, handle),
         |_, (), ret| {
@@ -371,7 +372,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
             let findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
             if !findings.is_empty() {
                 let name = ascend_string(remote).unwrap_or_else(|| "?".into());
-                reject_or(rt, call, &format!("remote_engine={name:?}, timeout_in_millis={timeout}"), &findings)?;
+                reject_or(rt, call, || format!("remote_engine={name:?}, timeout_in_millis={timeout}"), &findings)?;
             }
             Ok(with_ascend_bytes(remote, <[u8]>::to_vec))
         },
@@ -456,20 +457,19 @@ fn transfer_verdict(
 ) -> Result<(), u32> {
     let mut findings = Vec::new();
     judge_transfer(call, sync, key, remote, ops, Some(&mut findings));
-    if findings.is_empty() {
-        return Ok(());
-    }
-    let args = format!(
-        "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
-        ascend_string(remote).unwrap_or_default(),
-        match op {
-            0 => "READ".to_string(),
-            1 => "WRITE".to_string(),
-            o => o.to_string(),
-        },
-        ops.len()
-    );
-    reject_or(rt, call, &args, &findings)
+    let args = || {
+        format!(
+            "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
+            ascend_string(remote).unwrap_or_default(),
+            match op {
+                0 => "READ".to_string(),
+                1 => "WRITE".to_string(),
+                o => o.to_string(),
+            },
+            ops.len()
+        )
+    };
+    reject_or(rt, call, args, &findings)
 }
 
 /// Judge a transfer against the records: `Some(true)` when no rule finds anything. With

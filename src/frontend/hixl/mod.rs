@@ -282,11 +282,12 @@ fn note_options(rt: &Runtime, who: &str, o: &OptionsFacts) {
     );
 }
 
-fn reject_or(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Result<(), u32> {
+/// Decide on `findings`; `args` (the call's arguments as text) is made only when there is one.
+fn reject_or(rt: &Runtime, call: &str, args: impl FnOnce() -> String, findings: &[Finding]) -> Result<(), u32> {
     if findings.is_empty() {
         return Ok(());
     }
-    match decide(rt, call, args, findings) {
+    match decide(rt, call, &args(), findings) {
         Verdict::Reject(c) => Err(u32::try_from(c).unwrap_or(code::FAILED)),
         Verdict::Forward => Ok(()),
     }
