@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Descriptors below this are left to the application (`open` returns the lowest free one,
 /// so a high number is rarely reused after the application closes it).
-const HIGH_FD: libc::c_int = 512;
+pub const HIGH_FD: libc::c_int = 512;
 
 /// One kept-open file.
 pub struct KeptFd {
@@ -45,15 +45,7 @@ impl KeptFd {
         if opened < 0 {
             return Err(io::Error::last_os_error());
         }
-        // SAFETY: duplicates our own descriptor; the original is closed once duplicated.
-        let high = unsafe { libc::fcntl(opened, libc::F_DUPFD_CLOEXEC, HIGH_FD) };
-        let new = if high >= 0 {
-            // SAFETY: `opened` is ours and no longer needed.
-            unsafe { libc::close(opened) };
-            high
-        } else {
-            opened
-        };
+        let new = move_high(opened);
         match self.fd.compare_exchange(fd, new, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => Ok(new),
             Err(current) => {
@@ -72,6 +64,20 @@ impl KeptFd {
             // SAFETY: the descriptor was regcheck's own; no other thread exists in the child.
             unsafe { libc::close(fd) };
         }
+    }
+}
+
+/// Move a descriptor regcheck just opened to [`HIGH_FD`] or above (close-on-exec), out of the
+/// application's way; the descriptor itself when that fails. The original is closed.
+pub fn move_high(opened: libc::c_int) -> libc::c_int {
+    // SAFETY: duplicates our own descriptor; the original is closed once duplicated.
+    let high = unsafe { libc::fcntl(opened, libc::F_DUPFD_CLOEXEC, HIGH_FD) };
+    if high >= 0 {
+        // SAFETY: `opened` is ours and no longer needed.
+        unsafe { libc::close(opened) };
+        high
+    } else {
+        opened
     }
 }
 
