@@ -103,6 +103,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
     ("REGCHECK_TEST_ALLOW_SKIP", "test suite only: tests allowed to skip when the machine lacks what they need"),
     ("REGCHECK_TEST_MEMMAP", "test and benchmark only: maps reads /proc/self/maps as on kernels before 6.11"),
+    (
+        "REGCHECK_TEST_PEERS",
+        "test and benchmark only: fd counts HIXL peers through /proc/self/fd as where sock_diag netlink is unavailable",
+    ),
 ];
 
 /// The only variables honoured in a secure-execution process (set-user-ID, set-group-ID, file
@@ -154,6 +158,8 @@ pub struct Config {
     pub test_panic: TestPanic,
     /// `REGCHECK_TEST_MEMMAP=maps`: never use the `PROCMAP_QUERY` ioctl.
     pub test_memmap_text: bool,
+    /// `REGCHECK_TEST_PEERS=fd`: never use sock_diag netlink to count HIXL peers.
+    pub test_peers_fd: bool,
 }
 
 impl Default for Config {
@@ -178,6 +184,7 @@ impl Default for Config {
             error_exitcode: None,
             test_panic: TestPanic::None,
             test_memmap_text: false,
+            test_peers_fd: false,
         }
     }
 }
@@ -344,6 +351,11 @@ impl Config {
                     "" | "auto" => c.test_memmap_text = false,
                     _ => warnings.push(format!("REGCHECK_TEST_MEMMAP={v:?} is not maps or auto; ignored")),
                 },
+                "REGCHECK_TEST_PEERS" => match v.trim() {
+                    "fd" => c.test_peers_fd = true,
+                    "" | "auto" => c.test_peers_fd = false,
+                    _ => warnings.push(format!("REGCHECK_TEST_PEERS={v:?} is not fd or auto; ignored")),
+                },
                 "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" => {}
                 other => {
                     let hint = VARIABLES
@@ -431,9 +443,11 @@ mod tests {
             ("REGCHECK_SOC_NAME", "Ascend910B1"),
             ("REGCHECK_TEST_PANIC", "check"),
             ("REGCHECK_TEST_MEMMAP", "maps"),
+            ("REGCHECK_TEST_PEERS", "fd"),
         ]);
         assert!(w.is_empty(), "{w:?}");
         assert!(c.test_memmap_text);
+        assert!(c.test_peers_fd);
         assert_eq!(c.mode, Mode::Report);
         let a = c.actions();
         assert_eq!(a[RuleId::AclHostregNull.index()], Action::Warn);

@@ -849,8 +849,11 @@ fn the_two_process_demo_names_the_late_registration_in_the_server() {
     assert!(o.stdout.contains("TransferSync(READ the second buffer) -> 103900"), "{}", o.dump());
     assert!(!o.stderr.contains("regcheck:"), "{}", o.dump());
     // Under regcheck (preloaded, or linked ahead of the vendor): the server's late
-    // RegisterMem is named where it happens, with the fix; nothing else is reported.
-    for r in [Run::new(&bare).preload(testkit::regcheck().shared), Run::new(&linked)] {
+    // RegisterMem is named where it happens, with the fix; nothing else is reported. The
+    // client's connection is counted through sock_diag netlink, and through /proc/self/fd
+    // where netlink is unavailable (REGCHECK_TEST_PEERS=fd): the same answer.
+    let fd_walk = Run::new(&bare).preload(testkit::regcheck().shared).env("REGCHECK_TEST_PEERS", "fd");
+    for r in [Run::new(&bare).preload(testkit::regcheck().shared), Run::new(&linked), fd_walk] {
         let o = r.run();
         o.assert_success();
         assert!(o.stderr.contains("regcheck: warning: [HIXL-REG-AFTER-CONNECT] Hixl::RegisterMem"), "{}", o.dump());

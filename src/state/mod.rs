@@ -296,6 +296,9 @@ impl Runtime {
         if config.test_memmap_text {
             crate::platform::memmap::force_text_fallback();
         }
+        if config.test_peers_fd {
+            crate::platform::net::force_fd_walk();
+        }
         // SAFETY: the exit handlers print and may end the process with the status
         // REGCHECK_ERROR_EXITCODE asks for.
         unsafe {
