@@ -188,10 +188,14 @@ fn links_of(s: &crate::state::State, this: usize, i: &Instance, tcp_peers: usize
 }
 
 /// Connections peers hold to the listen port of the instance at `this` (0 when it has none,
-/// or they cannot be counted): this process's sockets, read without any lock held; only for
-/// registrations and deregistrations, never on the transfer path.
-fn tcp_peers(this: usize) -> usize {
-    let name = state::read(|s| s.hixl.instances.get(&this).and_then(|i| i.local_engine.clone()));
+/// or they cannot be counted): this process's sockets, counted without any lock held; only for
+/// registrations and deregistrations, never on the transfer path. `only_if_linking`: only
+/// when the instance has links of its own (0 otherwise, without asking the kernel).
+fn tcp_peers(this: usize, only_if_linking: bool) -> usize {
+    let name = state::read(|s| {
+        let i = s.hixl.instances.get(&this)?;
+        i.local_engine.clone().filter(|_| !only_if_linking || !i.links.is_empty())
+    });
     name.as_deref().map_or(0, net::engine_peers)
 }
 
@@ -219,7 +223,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let product = ProductClass::from_soc(rt.soc());
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
-            let peers = tcp_peers(key);
+            let peers = tcp_peers(key, false);
             let checks = state::with(|s| {
                 let empty = Instance::default();
                 let inst = s.hixl.instances.get(&key);
@@ -292,7 +296,9 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
             let key = this as usize;
             let h = handle as usize;
             let thread = if h != 0 { thread_facts(key) } else { None };
-            let peers = if h != 0 { tcp_peers(key) } else { 0 };
+            // Peers' links to this instance never make a deregistration wrong (only its own
+            // do); they are counted only to describe a finding of its own links.
+            let peers = if h != 0 { tcp_peers(key, true) } else { 0 };
             let mut findings = state::with(|s| {
                 let inst = s.hixl.instances.get(&key);
                 let facts = DeregFacts {
