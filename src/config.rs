@@ -105,7 +105,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_TEST_MEMMAP", "test and benchmark only: maps reads /proc/self/maps as on kernels before 6.11"),
     (
         "REGCHECK_TEST_PEERS",
-        "test and benchmark only: fd counts HIXL peers through /proc/self/fd as where sock_diag netlink is unavailable",
+        "test and benchmark only: fd counts HIXL peers through /proc/self/fd (as where sock_diag netlink is unavailable), diag with sock_diag only",
     ),
 ];
 
@@ -158,8 +158,9 @@ pub struct Config {
     pub test_panic: TestPanic,
     /// `REGCHECK_TEST_MEMMAP=maps`: never use the `PROCMAP_QUERY` ioctl.
     pub test_memmap_text: bool,
-    /// `REGCHECK_TEST_PEERS=fd`: never use sock_diag netlink to count HIXL peers.
-    pub test_peers_fd: bool,
+    /// `REGCHECK_TEST_PEERS`: count HIXL peers only through sock_diag netlink (`Some(true)`,
+    /// `diag`) or only through `/proc/self/fd` (`Some(false)`, `fd`); `None`: the cheaper way.
+    pub test_peers: Option<bool>,
 }
 
 impl Default for Config {
@@ -184,7 +185,7 @@ impl Default for Config {
             error_exitcode: None,
             test_panic: TestPanic::None,
             test_memmap_text: false,
-            test_peers_fd: false,
+            test_peers: None,
         }
     }
 }
@@ -352,9 +353,10 @@ impl Config {
                     _ => warnings.push(format!("REGCHECK_TEST_MEMMAP={v:?} is not maps or auto; ignored")),
                 },
                 "REGCHECK_TEST_PEERS" => match v.trim() {
-                    "fd" => c.test_peers_fd = true,
-                    "" | "auto" => c.test_peers_fd = false,
-                    _ => warnings.push(format!("REGCHECK_TEST_PEERS={v:?} is not fd or auto; ignored")),
+                    "fd" => c.test_peers = Some(false),
+                    "diag" => c.test_peers = Some(true),
+                    "" | "auto" => c.test_peers = None,
+                    _ => warnings.push(format!("REGCHECK_TEST_PEERS={v:?} is not fd, diag or auto; ignored")),
                 },
                 "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" => {}
                 other => {
@@ -447,7 +449,7 @@ mod tests {
         ]);
         assert!(w.is_empty(), "{w:?}");
         assert!(c.test_memmap_text);
-        assert!(c.test_peers_fd);
+        assert_eq!(c.test_peers, Some(false));
         assert_eq!(c.mode, Mode::Report);
         let a = c.actions();
         assert_eq!(a[RuleId::AclHostregNull.index()], Action::Warn);

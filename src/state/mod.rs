@@ -296,8 +296,8 @@ impl Runtime {
         if config.test_memmap_text {
             crate::platform::memmap::force_text_fallback();
         }
-        if config.test_peers_fd {
-            crate::platform::net::force_fd_walk();
+        if let Some(sock_diag) = config.test_peers {
+            crate::platform::net::force_way(sock_diag);
         }
         // SAFETY: the exit handlers print and may end the process with the status
         // REGCHECK_ERROR_EXITCODE asks for.

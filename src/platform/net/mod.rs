@@ -5,36 +5,43 @@
 //! the sockets it accepted (local port `port`, ESTABLISHED) are peers linked to it, possibly
 //! from other processes (regcheck sees no call of theirs).
 //!
-//! How they are found:
+//! Two ways to find them, each exact:
 //!
-//! * the kernel is asked through sock_diag netlink ([`sockdiag`]) for the ESTABLISHED TCP
-//!   sockets (IPv4 and IPv6) whose local port is `port`: one request on a socket kept open,
-//!   filtered in the kernel, about two system calls in all. The answer covers the whole
-//!   network namespace, not this process. None (the usual answer: memory is registered before
-//!   peers connect) means none of this process's either.
-//! * When there are some, the ones that are this process's are picked by inode: one `fstat`
-//!   per descriptor of `/proc/self/fd`. Other processes' sockets with the same local port are
-//!   not links to this engine: another service bound to the same port on another address (one
-//!   engine per NIC address, same port), a client whose source port was chosen with `bind`;
-//!   counting them would warn about peers this engine does not have. That walk is only taken
-//!   when the kernel names such sockets, which is when a rule is about to report them (or,
-//!   for a process sharing its port number with another one, at the cost of the walk below).
-//!   A socket with several descriptors counts once; one the kernel completed but the engine
-//!   has not yet `accept`ed (no descriptor) is not counted.
-//! * Where sock_diag is not available (no netlink, a kernel without TCP diag, a seccomp or LSM
-//!   sandbox that refuses it), which is said once at info level, and in tests that ask for it
-//!   (`REGCHECK_TEST_PEERS=fd`, [`force_fd_walk`]): every descriptor of `/proc/self/fd`,
-//!   `getsockname` and `TCP_INFO` on each socket: a few system calls per open descriptor, with
-//!   no walk of the system's TCP tables (`/proc/net/tcp` takes milliseconds).
+//! * ask the kernel through sock_diag netlink ([`sockdiag`]) for the ESTABLISHED TCP sockets
+//!   (IPv4 and IPv6) whose local port is `port`: one request on a socket kept open, filtered
+//!   in the kernel, two system calls in all. The answer covers the whole network namespace,
+//!   not this process. None (the usual answer: memory is registered before peers connect)
+//!   means none of this process's either. When there are some, the ones that are this
+//!   process's are picked by inode: one `fstat` per descriptor of `/proc/self/fd`. Other
+//!   processes' sockets with the same local port are not links to this engine (another
+//!   service bound to the same port on another address, as with one engine per NIC address;
+//!   a client that chose its source port with `bind`): counting them would warn about peers
+//!   this engine does not have. That walk is only taken when the kernel names such sockets,
+//!   which is mostly when a rule is about to report them.
+//! * walk `/proc/self/fd` with `getsockname` and `TCP_INFO` on each socket: about a system
+//!   call per open descriptor, no walk of the system's TCP tables (`/proc/net/tcp` takes
+//!   milliseconds).
 //!
-//! The netlink socket belongs to the network namespace the process was in when it was opened
-//! (the first count); a process that moves to another namespace later is still answered about
-//! the first one.
+//! Fewer system calls is not cheaper here: to answer, the kernel walks the namespace's whole
+//! table of established connections, sized by the host's memory, however few sockets match
+//! (262144 buckets, about 0.2 ms, on a host with tens of GiB), while the walk of a process
+//! with a few dozen descriptors takes microseconds. So each count takes the way that was
+//! cheaper lately, measured (see `use_sock_diag`): sock_diag in a process with hundreds of
+//! descriptors or more, the walk below that. Where sock_diag is not available (no netlink, a
+//! kernel without TCP diag, a seccomp or LSM sandbox that refuses it; said once at info level)
+//! the walk is the only way; tests and the benchmark choose one with `REGCHECK_TEST_PEERS=fd`
+//! or `diag` ([`force_way`]).
+//!
+//! Either way a socket with several descriptors counts once, and a connection the kernel
+//! completed that the engine has not `accept`ed yet (no descriptor) is not counted. The
+//! netlink socket belongs to the network namespace the process was in at its first count; a
+//! process that moves to another namespace later is still answered about the first one.
 
 mod sockdiag;
 
 use std::mem::{size_of, MaybeUninit};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::time::Instant;
 
 /// The local port of a socket address, for IPv4 and IPv6.
 fn port_of(sa: &libc::sockaddr_storage) -> Option<u16> {
@@ -79,25 +86,75 @@ fn connected_on_port(fd: i32, port: u16) -> bool {
 /// `TCP_ESTABLISHED` of the kernel's TCP states.
 const TCP_ESTABLISHED: u8 = 1;
 
-/// Count with the `/proc/self/fd` walk only, never sock_diag (it is unavailable, or a test asked).
-static FD_WALK: AtomicBool = AtomicBool::new(false);
+/// How connections are counted: [`AUTO`] (the way that was cheaper lately), or only one way:
+/// [`WALK`] (sock_diag is unavailable, or a test asked), [`DIAG`] (a test or the benchmark
+/// asked).
+static WAY: AtomicU8 = AtomicU8::new(AUTO);
+const AUTO: u8 = 0;
+const WALK: u8 = 1;
+const DIAG: u8 = 2;
 
-/// Never use sock_diag from now on: count through `/proc/self/fd` as where netlink is not
-/// available (`REGCHECK_TEST_PEERS=fd`, for tests and the benchmark).
-pub fn force_fd_walk() {
-    FD_WALK.store(true, Ordering::Relaxed);
+/// What each way cost lately, in nanoseconds (a moving average; 0: not measured yet). The
+/// kernel's answer costs about the same whatever the process: it walks the namespace's whole
+/// table of established connections, sized by the host's memory (262144 buckets, about
+/// 0.2 ms, on a host with tens of GiB), however few match. The descriptor walk costs about a
+/// microsecond per open descriptor. So the cheaper one is used, and the other one is measured
+/// again every [`REMEASURE`] counts, as the process's descriptors come and go.
+static DIAG_NS: AtomicU64 = AtomicU64::new(0);
+static WALK_NS: AtomicU64 = AtomicU64::new(0);
+static COUNTS: AtomicU64 = AtomicU64::new(0);
+const REMEASURE: u64 = 64;
+
+/// Count with the `/proc/self/fd` walk only (`REGCHECK_TEST_PEERS=fd`), as where netlink is
+/// not available; with sock_diag only (`diag`) while it is available. For tests and the
+/// benchmark.
+pub fn force_way(sock_diag: bool) {
+    WAY.store(if sock_diag { DIAG } else { WALK }, Ordering::Relaxed);
+}
+
+/// Which way this count takes: `true` for sock_diag.
+fn use_sock_diag() -> bool {
+    match WAY.load(Ordering::Relaxed) {
+        WALK => false,
+        DIAG => true,
+        _ => cheaper_is_sock_diag(
+            DIAG_NS.load(Ordering::Relaxed),
+            WALK_NS.load(Ordering::Relaxed),
+            COUNTS.fetch_add(1, Ordering::Relaxed),
+        ),
+    }
+}
+
+/// The choice of the `n`th count given what each way cost lately (0: not measured): each is
+/// measured once, then the cheaper one is taken, except every [`REMEASURE`]th count, which
+/// measures the other one again.
+fn cheaper_is_sock_diag(diag_ns: u64, walk_ns: u64, n: u64) -> bool {
+    if diag_ns == 0 || walk_ns == 0 {
+        return diag_ns == 0;
+    }
+    (diag_ns <= walk_ns) != n.is_multiple_of(REMEASURE)
+}
+
+fn record(cost: &AtomicU64, since: Instant) {
+    let ns = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
+    let old = cost.load(Ordering::Relaxed);
+    cost.store(if old == 0 { ns } else { old / 4 * 3 + ns / 4 }.max(1), Ordering::Relaxed);
 }
 
 /// Connected sockets of this process whose local port is `port` (peers linked to a listener
 /// on it), each socket once.
 pub fn established_connections(port: u16) -> Result<usize, FdListError> {
-    if !FD_WALK.load(Ordering::Relaxed) {
+    let start = Instant::now();
+    if use_sock_diag() {
         let mut inodes = Vec::new();
         match sockdiag::established(port, &mut inodes) {
-            Ok(()) if inodes.is_empty() => return Ok(0),
-            Ok(()) => return owned_sockets(&mut inodes),
+            Ok(()) => {
+                let n = if inodes.is_empty() { Ok(0) } else { owned_sockets(&mut inodes) };
+                record(&DIAG_NS, start);
+                return n;
+            }
             Err(e) if e.permanent() => {
-                if !FD_WALK.swap(true, Ordering::Relaxed) {
+                if WAY.swap(WALK, Ordering::Relaxed) != WALK {
                     log::info!(
                         target: "regcheck",
                         "sock_diag netlink is not available to this process ({e}); the connections HIXL peers hold to a listening engine are counted through /proc/self/fd (a few system calls per open descriptor at each RegisterMem)"
@@ -107,7 +164,9 @@ pub fn established_connections(port: u16) -> Result<usize, FdListError> {
             Err(e) => log::debug!("sock_diag: {e}; counting through /proc/self/fd this time"),
         }
     }
-    fd_walk(port)
+    let n = fd_walk(port);
+    record(&WALK_NS, start);
+    n
 }
 
 /// Without sock_diag: this process's descriptors that are ESTABLISHED TCP sockets with local
@@ -330,6 +389,16 @@ mod tests {
             }
         });
         drop((clients, accepted));
+    }
+
+    #[test]
+    fn the_cheaper_way_is_taken_and_the_other_measured_again() {
+        assert!(cheaper_is_sock_diag(0, 0, 5), "sock_diag is measured first");
+        assert!(!cheaper_is_sock_diag(200_000, 0, 6), "then the walk");
+        assert!(!cheaper_is_sock_diag(200_000, 3_000, 7));
+        assert!(cheaper_is_sock_diag(200_000, 3_000, 64), "every 64th count measures the other");
+        assert!(cheaper_is_sock_diag(200_000, 900_000, 65));
+        assert!(!cheaper_is_sock_diag(200_000, 900_000, 128));
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! `SOCK_DIAG_BY_FAMILY` with `struct inet_diag_req_v2` is sent once per family instead, and
 //! from then on.
 //!
-//! Cost: one `sendmsg` and one `recvmsg` when no socket matches (the end-of-dump message comes
-//! in the first datagram), one more `recvmsg` when some do. The netlink socket is kept open,
+//! System calls: one `sendmsg` and one `recvmsg` when no socket matches (the end-of-dump
+//! message comes in the first datagram), one more `recvmsg` when some do. The kernel's work is
+//! another matter: it walks every bucket of the namespace's established-connections table to
+//! answer (see the parent module for what that means for the choice of a way). The netlink socket is kept open,
 //! close-on-exec and moved out of the application's way (see [`super::super::procfd`]). So
 //! that concurrent callers never read each other's replies, a caller leases a socket for its
 //! whole request: a few kept sockets, each taken and given back with one atomic operation, no
