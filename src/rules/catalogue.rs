@@ -468,7 +468,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         default: Action::Warn,
         code: Some(503900),
         calls: "Hixl::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
-        summary: "RegisterMem succeeds, but links made before are up: after Connect/ConnectAsync succeeded on this instance, or a peer in this process connected to it (HixlCS: after the client connected, or a client connected to the server)",
+        summary: "RegisterMem succeeds, but links made before are up: after Connect/ConnectAsync succeeded on this instance, or a peer connected to it, from this process or another one (this process holds an ESTABLISHED connection on the engine's listen port: asked of the kernel through sock_diag netlink, or read from /proc/self/fd, whichever costs less) (HixlCS: after the client connected, or a client connected to the server)",
         fix: "register all local memory before Connect (links made before cannot see the region), or Disconnect, register, and Connect again",
         vendor: "accepts it, but links made before do not carry the region: comm channels bind registrations when linked (hicann/hixl `src/llm_datadist/adxl/comm_channel.cc`), hixl_cs sends the memory list at Connect (`src/hixl/engine/hixl_engine.cc`, `HixlEngine::Connect`); transfers into it over those links fail",
         engines: &[],
