@@ -330,20 +330,32 @@ fn lease() -> Result<Lease, Failure> {
     Ok(Lease { fd, slot })
 }
 
-/// Give a leased socket back; `reusable`: its conversation ended cleanly (else it is closed).
+/// Give a leased socket back; `reusable`: its conversation ended cleanly (else it is closed,
+/// or only forgotten when the descriptor is no longer a sock_diag socket: the application
+/// closed it behind regcheck's back and may have reused the number).
 fn give_back(lease: Lease, reusable: bool) {
+    let close = !reusable && is_sock_diag(lease.fd);
     match lease.slot {
         Some(i) if reusable => POOL[i].store(i64::from(lease.fd), Ordering::Release),
-        Some(i) => {
-            POOL[i].store(EMPTY, Ordering::Release);
-            // SAFETY: our own descriptor, no longer published.
-            unsafe { libc::close(lease.fd) };
-        }
-        // SAFETY: our own descriptor, never published.
-        None => unsafe {
-            libc::close(lease.fd);
-        },
+        Some(i) => POOL[i].store(EMPTY, Ordering::Release),
+        None => {}
     }
+    if close || (lease.slot.is_none() && reusable) {
+        // SAFETY: our own descriptor (checked above after a failure), no longer published.
+        unsafe { libc::close(lease.fd) };
+    }
+}
+
+/// Whether `fd` is a sock_diag netlink socket (asked only after a failure on it).
+fn is_sock_diag(fd: i32) -> bool {
+    let opt = |name: libc::c_int| {
+        let mut v: libc::c_int = -1;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `v` is a writable int of `len` bytes.
+        let rc = unsafe { libc::getsockopt(fd, libc::SOL_SOCKET, name, (&mut v as *mut libc::c_int).cast(), &mut len) };
+        (rc == 0).then_some(v)
+    };
+    opt(libc::SO_DOMAIN) == Some(libc::AF_NETLINK) && opt(libc::SO_PROTOCOL) == Some(libc::NETLINK_SOCK_DIAG)
 }
 
 fn errno() -> i32 {
@@ -354,7 +366,12 @@ fn errno() -> i32 {
 /// is `port` (IPv4 and IPv6) onto `inodes`. Nothing is allocated when there is none.
 pub fn established(port: u16, inodes: &mut Vec<u32>) -> Result<(), Failure> {
     let lease = lease()?;
-    let result = ask(lease.fd, port, inodes);
+    let fd = lease.fd;
+    let mut result = ask(fd, port, inodes);
+    if matches!(result, Err(Failure::Os(_))) && !is_sock_diag(fd) {
+        // Not a failure of sock_diag: the kept descriptor was closed behind regcheck's back.
+        result = Err(Failure::Protocol("the kept netlink socket was closed by someone else"));
+    }
     // A refusal leaves the socket idle; anything else that failed may leave it mid-answer.
     give_back(lease, matches!(result, Ok(()) | Err(Failure::Kernel(_))));
     result
@@ -620,6 +637,38 @@ mod tests {
         }
         assert!(!Failure::Protocol("x").permanent());
         assert!(Failure::Kernel(libc::EPERM).to_string().contains("refused"));
+    }
+
+    #[test]
+    fn a_socket_closed_behind_regchecks_back_is_replaced_not_closed_again() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut inodes = Vec::new();
+        if established(port, &mut inodes).is_err() {
+            crate::platform::unavailable(
+                "a_socket_closed_behind_regchecks_back_is_replaced_not_closed_again",
+                "sock_diag",
+            );
+            return;
+        }
+        // The application closes every kept socket and opens a file at one's number.
+        let file = std::fs::File::open("/proc/self/statm").unwrap();
+        let spare = std::os::fd::AsRawFd::as_raw_fd(&file);
+        for v in kept() {
+            let fd = (v & !BUSY) as i32;
+            // SAFETY: replaces the kept descriptor with a duplicate of a file of ours, as an
+            // application that closed it and opened something else would.
+            unsafe { libc::dup2(spare, fd) };
+        }
+        for _ in 0..SLOTS + 1 {
+            let r = established(port, &mut inodes);
+            assert!(
+                r.is_ok() || r == Err(Failure::Protocol("the kept netlink socket was closed by someone else")),
+                "{r:?}"
+            );
+        }
+        assert!(inodes.is_empty());
+        assert_eq!(established(port, &mut inodes), Ok(()), "replaced by a socket of its own");
     }
 
     #[test]
