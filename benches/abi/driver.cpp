@@ -12,7 +12,9 @@
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
-//                                  devptr, xfer64, xfer1), untimed: for counting system calls
+//                                  devptr, xfer64, xfer1; hixlreg: RegisterMem+DeregisterMem
+//                                  on a third engine, named ip:port, that no peer linked to),
+//                                  untimed: for counting system calls
 //   driver mem N                   heap and resident bytes per live ACL registration, N of them
 #include <malloc.h>
 #include <sys/mman.h>
@@ -219,6 +221,11 @@ int cmd_count(const std::string &what, size_t n, long iters) {
   AclRegs regs = register_acl(n);
   HixlPair h;
   setup_hixl(h, std::min(n, kHixlMax));
+  hixl::Hixl lone;
+  std::map<hixl::AscendString, hixl::AscendString> options;
+  check("Hixl::Initialize", lone.Initialize(hixl::AscendString("127.0.0.1:26103"), options));
+  void *lone_buf = nullptr;
+  check("aclrtMallocHost", aclrtMallocHost(&lone_buf, kPage));
   for (long i = 0; i < iters; i++) {
     if (what == "regunreg") {
       reg_unreg(buf);
@@ -228,6 +235,13 @@ int cmd_count(const std::string &what, size_t n, long iters) {
       transfer(h, h.lists64[i & 63]);
     } else if (what == "xfer1") {
       transfer(h, h.lists1[i & 63]);
+    } else if (what == "hixlreg") {
+      hixl::MemDesc mem{};
+      mem.addr = reinterpret_cast<uintptr_t>(lone_buf);
+      mem.len = kPage;
+      hixl::MemHandle handle = nullptr;
+      check("Hixl::RegisterMem", lone.RegisterMem(mem, hixl::MEM_HOST, handle));
+      check("Hixl::DeregisterMem", lone.DeregisterMem(handle));
     } else {
       die("unknown count target", 0);
     }
