@@ -10,10 +10,14 @@
 //! `SOCK_DIAG_BY_FAMILY` with `struct inet_diag_req_v2` is sent once per family instead, and
 //! from then on.
 //!
-//! System calls: one `sendmsg` and one `recvmsg` when no socket matches (the end-of-dump
-//! message comes in the first datagram), one more `recvmsg` when some do. The kernel's work is
-//! another matter: it walks every bucket of the namespace's established-connections table to
-//! answer (see the parent module for what that means for the choice of a way). The netlink socket is kept open,
+//! System calls: an `fstat` of the kept socket, one `sendmsg` and one `recvmsg` when no socket
+//! matches (the end-of-dump message comes in the first datagram), one more `recvmsg` when some
+//! do. The `fstat` compares the socket's inode with the one kept: an application that closed
+//! regcheck's descriptor and got the number back for a TCP connection of its own would
+//! otherwise receive the request in its stream (a TCP socket ignores the netlink address). The
+//! kernel's work is another matter: it walks every bucket of the namespace's
+//! established-connections table to answer (see the parent module for what that means for the
+//! choice of a way). The netlink socket is kept open,
 //! close-on-exec and moved out of the application's way (see [`super::super::procfd`]). So
 //! that concurrent callers never read each other's replies, a caller leases a socket for its
 //! whole request: a few kept sockets, each taken and given back with one atomic operation, no
@@ -31,7 +35,7 @@
 //! The messages are built and read by pure functions ([`build_request`], [`parse_reply`]),
 //! tested on byte buffers.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 use crate::platform::atfork::AtFork;
 use crate::platform::procfd;
@@ -280,6 +284,9 @@ const SLOTS: usize = 4;
 const EMPTY: i64 = -1;
 const BUSY: i64 = 1 << 32;
 static POOL: [AtomicI64; SLOTS] = [const { AtomicI64::new(EMPTY) }; SLOTS];
+/// The inode of each slot's socket, to tell it from a descriptor the application opened under
+/// the same number after closing regcheck's (written before the slot is published).
+static INODES: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
 /// Sequence numbers of the requests (unique per process, whatever socket carries them).
 static SEQ: AtomicU32 = AtomicU32::new(1);
 /// The kernel refused `TCPDIAG_GETSOCK`: ask per family.
@@ -314,7 +321,14 @@ fn lease() -> Result<Lease, Failure> {
     for (i, slot) in POOL.iter().enumerate() {
         let v = slot.load(Ordering::Acquire);
         if v >= 0 && v & BUSY == 0 && slot.compare_exchange(v, v | BUSY, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
-            return Ok(Lease { fd: v as i32, slot: Some(i) });
+            let fd = v as i32;
+            // A request written to a descriptor the application reopened (a TCP stream, say)
+            // would go into its data: one fstat proves the socket is still the one kept.
+            if inode_of(fd) == Some(INODES[i].load(Ordering::Relaxed)) {
+                return Ok(Lease { fd, slot: Some(i) });
+            }
+            // Not ours any more: forgotten, never closed (the number is the application's).
+            slot.store(EMPTY, Ordering::Release);
         }
     }
     HANDLERS.ensure();
@@ -324,10 +338,32 @@ fn lease() -> Result<Lease, Failure> {
         return Err(Failure::Os(errno()));
     }
     let fd = procfd::move_high(fd);
+    let Some(inode) = inode_of(fd) else {
+        // SAFETY: the descriptor was just created here.
+        unsafe { libc::close(fd) };
+        return Err(Failure::Os(errno()));
+    };
+    // Claimed busy first, then given its inode, then leased: a slot is only ever taken from
+    // the pool with its inode written.
     let slot = POOL
         .iter()
         .position(|s| s.compare_exchange(EMPTY, i64::from(fd) | BUSY, Ordering::AcqRel, Ordering::Relaxed).is_ok());
+    if let Some(i) = slot {
+        INODES[i].store(inode, Ordering::Relaxed);
+    }
     Ok(Lease { fd, slot })
+}
+
+/// The inode of the socket `fd` (`None`: not an open socket).
+fn inode_of(fd: i32) -> Option<u64> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `st` is a writable stat buffer; fstat has no other precondition.
+    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: fstat succeeded and filled it.
+    let st = unsafe { st.assume_init() };
+    (st.st_mode & libc::S_IFMT == libc::S_IFSOCK).then_some(st.st_ino)
 }
 
 /// Give a leased socket back; `reusable`: its conversation ended cleanly (else it is closed,
@@ -669,6 +705,46 @@ mod tests {
         }
         assert!(inodes.is_empty());
         assert_eq!(established(port, &mut inodes), Ok(()), "replaced by a socket of its own");
+    }
+
+    /// The application closed the kept sockets and a TCP connection of its own got one's number:
+    /// no request may go into that stream.
+    #[test]
+    fn a_kept_number_reused_for_a_tcp_stream_is_never_written() {
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut inodes = Vec::new();
+        if established(port, &mut inodes).is_err() {
+            crate::platform::unavailable("a_kept_number_reused_for_a_tcp_stream_is_never_written", "sock_diag");
+            return;
+        }
+        let client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let stream = std::os::fd::AsRawFd::as_raw_fd(&client);
+        let reused: Vec<i32> = kept().iter().map(|v| (v & !BUSY) as i32).collect();
+        assert!(!reused.is_empty(), "a socket is kept");
+        for fd in &reused {
+            // SAFETY: replaces the kept descriptor with the application's TCP stream, as a
+            // program that closed it and connected again would get.
+            unsafe { libc::dup2(stream, *fd) };
+        }
+        for _ in 0..SLOTS + 1 {
+            inodes.clear();
+            assert_eq!(established(port, &mut inodes), Ok(()));
+            assert_eq!(inodes.len(), 1, "the one connection on the port");
+        }
+        server.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 256];
+        let got = server.read(&mut buf);
+        assert!(
+            matches!(&got, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "bytes went into the application's stream: {got:?}"
+        );
+        for fd in reused {
+            // SAFETY: the duplicates made above.
+            unsafe { libc::close(fd) };
+        }
     }
 
     #[test]
