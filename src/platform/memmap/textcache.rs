@@ -20,7 +20,9 @@
 use std::io;
 use std::sync::Mutex;
 
-use super::{gaps, scan_file, Backing, Extra, Live, Mapping};
+use super::live::{Extra, Live};
+use super::parse::scan_file;
+use super::{gaps, Backing, Mapping};
 
 /// The map as last read, each mapping classified by its name only.
 struct Kept {
