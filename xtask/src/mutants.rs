@@ -3,7 +3,7 @@
 //! Installs cargo-mutants (`cargo install --locked cargo-mutants`) when it is missing, saying
 //! so (`--no-install` only says how), then runs it on the `regcheck` package over `src/rules`
 //! and `src/state`, one job at a time, testing each mutant with the library's unit tests
-//! (`cargo test --lib`). Other arguments go to `cargo mutants` (e.g. `--file src/rules/acl.rs`
+//! (`cargo test --lib`). Other arguments go to `cargo mutants` (e.g. `--file 'src/rules/acl/*.rs'`
 //! to narrow the run, `--list` to see the mutants). The results are in `mutants.out/`.
 
 use std::process::Command;

@@ -1,0 +1,178 @@
+//! The ACL host-registration rules, as pure functions of the call's arguments and of facts
+//! the front end gathered (memory map, registry, environment). No I/O, no FFI.
+//!
+//! The rules by what they look at: `args` (the arguments alone), `environment` (the SoC's
+//! product support, the thread's context), `memory` (what backs the range, how it is
+//! page-locked, the locked-memory limit), `registry` (the live registrations: overlap,
+//! unregister, device pointer, freeing). Here: the flags, the call's arguments, the message
+//! helpers and the order of the vendor's checks.
+
+mod args;
+mod environment;
+mod memory;
+mod registry;
+
+pub use args::*;
+pub use environment::*;
+pub use memory::*;
+pub use registry::*;
+
+use super::RuleId;
+use crate::state::registry::HostRegApi;
+
+pub const MAPPED: u32 = 0x2;
+pub const IOMEMORY: u32 = 0x4;
+pub const READONLY: u32 = 0x8;
+pub const PINNED: u32 = 0x1000_0000;
+/// Every bit `aclrtHostRegisterV2` knows.
+pub const KNOWN_FLAGS: u32 = MAPPED | IOMEMORY | READONLY | PINNED;
+/// The driver's minimum alignment.
+pub const MIN_ALIGN: usize = 4096;
+
+/// Which registration call, with its API-specific arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegCall {
+    V2 { flag: u32 },
+    V1 { ty: u32, dev_ptr_null: bool },
+}
+
+impl RegCall {
+    pub fn name(self) -> &'static str {
+        match self {
+            RegCall::V2 { .. } => "aclrtHostRegisterV2",
+            RegCall::V1 { .. } => "aclrtHostRegister",
+        }
+    }
+
+    pub fn api(self) -> HostRegApi {
+        match self {
+            RegCall::V2 { .. } => HostRegApi::V2,
+            RegCall::V1 { .. } => HostRegApi::V1,
+        }
+    }
+
+    /// The flag bits as stored in the registry (V1: the type value).
+    pub fn flags(self) -> u32 {
+        match self {
+            RegCall::V2 { flag } => flag,
+            RegCall::V1 { ty, .. } => ty,
+        }
+    }
+
+    pub fn pinned(self) -> bool {
+        matches!(self, RegCall::V2 { flag } if flag & PINNED != 0)
+    }
+}
+
+/// A host registration's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegArgs {
+    pub call: RegCall,
+    pub ptr: usize,
+    pub size: u64,
+}
+
+impl RegArgs {
+    /// `[ptr, ptr + size)` when it is a real range (non-NULL, non-empty, no wrap).
+    pub fn range(&self) -> Option<(usize, usize)> {
+        if self.ptr == 0 || self.size == 0 {
+            return None;
+        }
+        let size = usize::try_from(self.size).ok()?;
+        self.ptr.checked_add(size).map(|end| (self.ptr, end))
+    }
+}
+
+/// The device a call ran on, for messages (`device 0`; -1 means `aclrtGetDevice` failed).
+pub fn device_text(device: i32) -> String {
+    if device < 0 {
+        "the current device (unknown: aclrtGetDevice failed on this thread; call aclrtSetDevice first)".to_string()
+    } else {
+        format!("device {device}")
+    }
+}
+
+/// Human-readable flag names: `MAPPED|PINNED`.
+pub fn flag_names(flag: u32) -> String {
+    let mut parts = Vec::new();
+    for (bit, name) in [(MAPPED, "MAPPED"), (IOMEMORY, "IOMEMORY"), (READONLY, "READONLY"), (PINNED, "PINNED")] {
+        if flag & bit != 0 {
+            parts.push(name.to_string());
+        }
+    }
+    let unknown = flag & !KNOWN_FLAGS;
+    if unknown != 0 {
+        parts.push(format!("unknown 0x{unknown:x}"));
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join("|")
+    }
+}
+
+/// Pretty byte sizes for messages.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (name, unit) in UNITS {
+        if bytes >= unit {
+            return if bytes.is_multiple_of(unit) {
+                format!("{} {name}", bytes / unit)
+            } else {
+                format!("{:.1} {name}", bytes as f64 / unit as f64)
+            };
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// Where in the vendor's stack a registration rule's check happens, so that findings can be
+/// put in the order the vendor fails and the first error's code is the vendor's own: the
+/// ACL layer (NULL, size 0), the runtime's argument checks (flag or type bits), the runtime's
+/// context check, then the driver (product, alignment, the memory itself) (hicann/runtime
+/// `src/acl/aclrt_impl/memory.cpp`, `src/runtime/api/impl/api_error.cc`, `api_impl.cc`).
+pub fn vendor_layer(rule: RuleId) -> u8 {
+    match rule {
+        RuleId::AclHostregNull | RuleId::AclHostregSizeZero => 0,
+        RuleId::AclHostregFlagInvalid => 1,
+        RuleId::AclHostregNoContext => 2,
+        _ => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Finding;
+
+    pub(super) fn v2(ptr: usize, size: u64, flag: u32) -> RegArgs {
+        RegArgs { call: RegCall::V2 { flag }, ptr, size }
+    }
+
+    pub(super) fn rules(f: &[Finding]) -> Vec<RuleId> {
+        f.iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn findings_follow_the_vendors_layers() {
+        let mut v = vec![
+            RuleId::AclHostregAlign,
+            RuleId::AclHostregProduct,
+            RuleId::AclHostregNoContext,
+            RuleId::AclHostregFlagInvalid,
+            RuleId::AclHostregSizeZero,
+        ];
+        v.sort_by_key(|r| vendor_layer(*r));
+        assert_eq!(
+            v,
+            vec![
+                RuleId::AclHostregSizeZero,
+                RuleId::AclHostregFlagInvalid,
+                RuleId::AclHostregNoContext,
+                RuleId::AclHostregAlign,
+                RuleId::AclHostregProduct,
+            ],
+            "the context check (107002) comes before the driver's product check (207000)"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! The rules against the live registrations: overlap, unregistering, the device pointer of
+//! a registered range, freeing an allocation that is still registered.
+
+use super::{device_text, human};
+use crate::rules::{Finding, RuleId};
+use crate::state::registry::HostReg;
+
+/// Overlap with a live registration on the same device.
+pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding> {
+    existing.map(|r| {
+        Finding::new(
+            RuleId::AclHostregOverlap,
+            "ptr",
+            format!(
+                "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
+                r.base,
+                r.end(),
+                human(r.len),
+                r.flags_text(),
+                device_text(device)
+            ),
+            format!("register each buffer once per device; to change it, aclrtHostUnregister(0x{:x}) first", r.base),
+        )
+    })
+}
+
+/// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
+/// `containing` the registration ptr falls inside, if any.
+pub fn check_unregister(ptr: usize, device: i32, exact: bool, containing: Option<&HostReg>) -> Option<Finding> {
+    if exact {
+        return None;
+    }
+    Some(match containing {
+        Some(r) => Finding::new(
+            RuleId::AclHostunregNotRegistered,
+            "ptr",
+            format!(
+                "0x{ptr:x} is inside the registration [0x{:x}, 0x{:x}) on {} but is not its base",
+                r.base,
+                r.end(),
+                device_text(device)
+            ),
+            format!("pass the registered base pointer 0x{:x}", r.base),
+        ),
+        None => Finding::new(
+            RuleId::AclHostunregNotRegistered,
+            "ptr",
+            format!(
+                "0x{ptr:x} is not a live registration on {} (never registered, already unregistered, or registered on another device)",
+                device_text(device)
+            ),
+            "unregister each registration once, with the pointer that was registered, on the device that was current then",
+        ),
+    })
+}
+
+/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: a valid call costs four comparisons.
+#[inline]
+pub fn check_devptr(
+    p_host: usize,
+    p_device_null: bool,
+    flag: u32,
+    device: i32,
+    containing: Option<&HostReg>,
+) -> Vec<Finding> {
+    if devptr_clean(p_host, p_device_null, flag, containing) {
+        return Vec::new();
+    }
+    devptr_findings(p_host, p_device_null, flag, device, containing)
+}
+
+/// Whether [`check_devptr`] finds nothing, as one scalar (the hot path asks this first, inside
+/// its read of the registrations, and builds findings only when the answer is no).
+#[inline]
+pub fn devptr_clean(p_host: usize, p_device_null: bool, flag: u32, containing: Option<&HostReg>) -> bool {
+    p_host != 0 && !p_device_null && flag == 0 && containing.is_some_and(HostReg::mapped)
+}
+
+#[cold]
+fn devptr_findings(
+    p_host: usize,
+    p_device_null: bool,
+    flag: u32,
+    device: i32,
+    containing: Option<&HostReg>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if p_host == 0 {
+        out.push(Finding::new(RuleId::AclDevptrNull, "pHost", "is NULL", "pass a pointer inside a registered buffer"));
+    }
+    if p_device_null {
+        out.push(Finding::new(
+            RuleId::AclDevptrNull,
+            "pDevice",
+            "is NULL",
+            "pass the address of a void* to receive the device pointer (argument order: pHost, pDevice, flag)",
+        ));
+    }
+    if flag != 0 {
+        out.push(Finding::new(
+            RuleId::AclDevptrFlag,
+            "flag",
+            format!("is {flag}, must be 0"),
+            "pass 0 as the third argument (the order is pHost, pDevice, flag, unlike CUDA's)",
+        ));
+    }
+    if p_host != 0 {
+        match containing {
+            Some(r) if r.mapped() => {}
+            Some(r) => out.push(Finding::new(
+                RuleId::AclDevptrNotMapped,
+                "pHost",
+                format!(
+                    "0x{p_host:x} is inside the registration [0x{:x}, 0x{:x}) on {}, made with {} (no ACL_HOST_REG_MAPPED)",
+                    r.base,
+                    r.end(),
+                    device_text(device),
+                    r.flags_text()
+                ),
+                "register with ACL_HOST_REG_MAPPED (| ACL_HOST_REG_PINNED for pageable memory) to get a device address",
+            )),
+            None => out.push(Finding::new(
+                RuleId::AclDevptrNotMapped,
+                "pHost",
+                format!("0x{p_host:x} is not inside any live registration on {}", device_text(device)),
+                "register the buffer with aclrtHostRegisterV2(ptr, size, ACL_HOST_REG_MAPPED) on this device first",
+            )),
+        }
+    }
+    out
+}
+
+/// `aclrtFreeHost(ptr)` of an allocation with live registrations.
+pub fn check_free_host(ptr: usize, live: &[HostReg]) -> Option<Finding> {
+    let first = live.first()?;
+    let list: Vec<String> =
+        live.iter().take(4).map(|r| format!("[0x{:x}, 0x{:x}) on device {}", r.base, r.end(), r.device)).collect();
+    Some(Finding::new(
+        RuleId::AclFreehostRegistered,
+        "hostPtr",
+        format!(
+            "0x{ptr:x} is freed while {} registration(s) in it are live: {}{}",
+            live.len(),
+            list.join(", "),
+            if live.len() > 4 { ", ..." } else { "" }
+        ),
+        format!("call aclrtHostUnregister(0x{:x}) (each registration) before aclrtFreeHost", first.base),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::acl::tests::rules;
+    use crate::rules::acl::{MAPPED, PINNED};
+    use crate::state::registry::HostRegApi;
+
+    #[test]
+    fn overlap_unregister_devptr_free() {
+        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let f = check_overlap(0, Some(&r)).unwrap();
+        assert!(f.problem.contains("0x10000") && f.fix.contains("aclrtHostUnregister(0x10000)"));
+        assert!(check_overlap(0, None).is_none());
+        assert!(check_unregister(0x10000, 0, true, Some(&r)).is_none());
+        let f = check_unregister(0x11000, 0, false, Some(&r)).unwrap();
+        assert!(f.fix.contains("0x10000"), "names the containing base");
+        assert!(check_unregister(0x50000, 0, false, None).unwrap().problem.contains("not a live registration"));
+        assert!(check_devptr(0x10010, false, 0, 0, Some(&r)).is_empty());
+        assert_eq!(
+            rules(&check_devptr(0, true, 1, 0, None)),
+            vec![RuleId::AclDevptrNull, RuleId::AclDevptrNull, RuleId::AclDevptrFlag]
+        );
+        let pinned = HostReg { flags: PINNED, ..r };
+        let f = check_devptr(0x10010, false, 0, 0, Some(&pinned));
+        assert_eq!(rules(&f), vec![RuleId::AclDevptrNotMapped]);
+        assert!(f[0].problem.contains("PINNED"));
+        let v1 = HostReg { flags: 0, api: HostRegApi::V1, ..r };
+        assert!(check_devptr(0x10010, false, 0, 0, Some(&v1)).is_empty(), "V1 registrations are mapped");
+        assert!(check_free_host(0x10000, &[]).is_none());
+        assert_eq!(check_free_host(0x10000, &[r]).unwrap().rule, RuleId::AclFreehostRegistered);
+    }
+
+    /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
+    /// forwards what the rules would reject, nor builds findings for a clean call).
+    #[test]
+    fn devptr_clean_agrees_with_the_findings() {
+        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let regs =
+            [None, Some(r), Some(HostReg { flags: PINNED, ..r }), Some(HostReg { flags: 0, api: HostRegApi::V1, ..r })];
+        let mut clean = 0;
+        for p in [0, 0x10010] {
+            for null in [false, true] {
+                for flag in [0, 1] {
+                    for reg in &regs {
+                        let fast = devptr_clean(p, null, flag, reg.as_ref());
+                        assert_eq!(
+                            fast,
+                            check_devptr(p, null, flag, 0, reg.as_ref()).is_empty(),
+                            "{p:x} {null} {flag} {reg:?}"
+                        );
+                        clean += usize::from(fast);
+                    }
+                }
+            }
+        }
+        assert_eq!(clean, 2, "a MAPPED (V2) and a V1 registration, with every argument right");
+    }
+}
