@@ -1,0 +1,454 @@
+//! Each rule, one scenario at a time, in the three modes: the code returned, whether the vendor
+//! saw the call, the rule ID in the log.
+
+use crate::{bare, codes, run_in, value, Case, OLD_KERNEL, V2};
+use testkit::{Mode, MODES};
+
+#[test]
+fn good_calls_are_forwarded_unchanged_and_silent() {
+    for mode in MODES {
+        let o = run_in(mode, "good", &[]);
+        assert_eq!(o.code(), Some(0), "{}", o.dump());
+        let c = codes(&o);
+        assert!(c.iter().all(|(_, code)| *code == 0), "{mode:?}: {c:?}\n{}", o.dump());
+        assert_eq!(c.len(), 5);
+        assert_eq!(value(&o, "devptr_differs"), Some(1));
+        assert_eq!(value(&o, "live"), Some(0), "registry back to empty");
+        assert_eq!(o.sim_calls(V2), 1);
+        assert_eq!(o.sim_calls("aclrtHostRegister"), 1);
+        assert_eq!(o.sim_calls("aclrtHostUnregister"), 2);
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 1);
+        assert!(!o.stderr.contains("regcheck:"), "a correct program gets no message: {}", o.dump());
+    }
+    // Bare, the program behaves the same (the regcheck API is simply absent).
+    let o = bare("good", &[]);
+    assert_eq!(o.code(), Some(0), "{}", o.dump());
+    assert_eq!(value(&o, "live"), Some(-1));
+    let c = codes(&o);
+    assert_eq!(c.len(), 5, "{}", o.dump());
+    assert!(c.iter().all(|(_, code)| *code == 0), "{c:?}\n{}", o.dump());
+    assert_eq!(value(&o, "devptr_differs"), Some(1));
+}
+
+#[test]
+fn null_pointer() {
+    Case {
+        scenario: "null",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-NULL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_devptr_null",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-NULL"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+}
+
+#[test]
+fn size_zero_and_overflow() {
+    Case {
+        scenario: "size_zero",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-SIZE-ZERO"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "overflow",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-RANGE-OVERFLOW"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn misaligned_pointer_is_rejected_before_the_driver_sees_it() {
+    // Bare: the driver's cryptic 507899.
+    let o = bare("align", &[]);
+    assert_eq!(codes(&o), vec![("register".to_string(), 507899)], "{}", o.dump());
+    Case {
+        scenario: "align",
+        env: &[],
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-ALIGN"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "align", &[]);
+    assert!(o.stderr.contains("posix_memalign"), "the message says how to fix it: {}", o.dump());
+    assert!(o.stderr.contains("aclrtHostRegisterV2(ptr=0x"), "names the call and arguments: {}", o.dump());
+}
+
+#[test]
+fn size_not_page_multiple_warns_and_forwards() {
+    Case {
+        scenario: "size_pages",
+        env: &[],
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: Some("ACL-HOSTREG-SIZE-PAGES"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    let o = run_in(Mode::Shared, "size_pages", &[]);
+    assert!(
+        o.stderr.contains("regcheck: warning: [ACL-HOSTREG-SIZE-PAGES]") && o.stderr.contains("8192"),
+        "{}",
+        o.dump()
+    );
+}
+
+#[test]
+fn flags() {
+    for scenario in ["flag_zero", "flag_unknown"] {
+        Case {
+            scenario,
+            env: &[],
+            codes: &[("register", 107000)],
+            rule: Some("ACL-HOSTREG-FLAG-INVALID"),
+            forwarded: (V2, 0),
+        }
+        .check();
+    }
+    Case {
+        scenario: "flag_reserved",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-RESERVED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_type_invalid",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-INVALID"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+    Case {
+        scenario: "v1_type_reserved",
+        env: &[],
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-FLAG-RESERVED"),
+        forwarded: ("aclrtHostRegister", 0),
+    }
+    .check();
+}
+
+#[test]
+fn pinned_on_page_locked_memory() {
+    Case {
+        scenario: "pinned_locked",
+        env: &[],
+        codes: &[("register", 107000)],
+        rule: Some("ACL-HOSTREG-PINNED-LOCKED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn pinned_without_mapped_is_info() {
+    Case {
+        scenario: "pinned_only",
+        env: &[("REGCHECK_LOG", "info")],
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: Some("ACL-HOSTREG-PINNED-ONLY"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    // Not shown at the default level.
+    let o = run_in(Mode::Preload, "pinned_only", &[]);
+    assert!(!o.stderr.contains("PINNED-ONLY"), "{}", o.dump());
+}
+
+#[test]
+fn pageable_memory_on_an_old_kernel() {
+    // Bare: the documented "exception" (the simulator aborts the process).
+    let o = bare("pageable", OLD_KERNEL);
+    assert!(o.aborted(), "{}", o.dump());
+    Case {
+        scenario: "pageable",
+        env: OLD_KERNEL,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-PAGEABLE-OLD-KERNEL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // Page-locked memory is fine there: aclrtMallocHost, or mlocked.
+    Case {
+        scenario: "mallochost",
+        env: OLD_KERNEL,
+        codes: &[("register", 0), ("unregister", 0), ("freehost", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+    Case {
+        scenario: "mlocked",
+        env: OLD_KERNEL,
+        codes: &[("register", 0), ("unregister", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+    // A newer kernel, or a raised threshold.
+    Case { scenario: "pageable", env: &[], codes: &[("register", 0)], rule: None, forwarded: (V2, 1) }.check();
+    let newer = &[("REGCHECK_KERNEL_RELEASE", "5.15.0"), ("REGCHECK_PAGEABLE_KERNEL_MAX", "5.19")];
+    Case {
+        scenario: "pageable",
+        env: newer,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-PAGEABLE-OLD-KERNEL"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+/// The memory-map rules, with the map read as `env` makes regcheck read it.
+fn what_backs_the_memory_with(env: &[(&str, &str)]) {
+    Case {
+        scenario: "unmapped",
+        env,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-UNMAPPED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "file_backed",
+        env,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-FILE-BACKED"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case { scenario: "memfd", env, codes: &[("register", 0), ("unregister", 0)], rule: None, forwarded: (V2, 1) }
+        .check();
+    Case {
+        scenario: "stack",
+        env,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-STACK"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case {
+        scenario: "readonly",
+        env,
+        codes: &[("register", 100000)],
+        rule: Some("ACL-HOSTREG-READONLY-MAPPING"),
+        forwarded: (V2, 0),
+    }
+    .check();
+}
+
+#[test]
+fn what_backs_the_memory() {
+    what_backs_the_memory_with(&[]);
+    // Bare, the driver says only 507899 for these.
+    assert_eq!(codes(&bare("file_backed", &[])), vec![("register".to_string(), 507899)]);
+}
+
+#[test]
+fn what_backs_the_memory_from_the_maps_text() {
+    // As on kernels before 6.11: /proc/self/maps, and the kept copy of it.
+    what_backs_the_memory_with(&[("REGCHECK_TEST_MEMMAP", "maps")]);
+}
+
+#[test]
+fn overlap_is_per_device_and_byte_granular() {
+    Case {
+        scenario: "overlap",
+        env: &[],
+        codes: &[("register", 0), ("overlap", 507910), ("adjacent", 0), ("other_device", 0)],
+        rule: Some("ACL-HOSTREG-OVERLAP"),
+        forwarded: (V2, 3),
+    }
+    .check();
+}
+
+#[test]
+fn product_support() {
+    let inference = &[("REGCHECK_SOC_NAME", "Ascend310P3"), ("ACLSIM_SOC_NAME", "Ascend310P3")];
+    Case {
+        scenario: "pageable",
+        env: inference,
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // The SoC is asked of the vendor when not overridden; the bare Ascend910B is the training part.
+    let training = &[("ACLSIM_SOC_NAME", "Ascend910B")];
+    Case {
+        scenario: "pageable",
+        env: training,
+        codes: &[("register", 207000)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    // 950DT: the sources conflict, so a warning naming the conflict, and the call goes through.
+    let dt = &[("ACLSIM_SOC_NAME", "Ascend950DT_9571")];
+    Case {
+        scenario: "pageable",
+        env: dt,
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-PRODUCT"),
+        forwarded: (V2, 1),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "pageable", dt);
+    assert!(o.stderr.contains("warning") && o.stderr.contains("lists it as supported"), "{}", o.dump());
+    // Unknown SoC strings are allowed.
+    Case {
+        scenario: "pageable",
+        env: &[("ACLSIM_SOC_NAME", "Ascend999X")],
+        codes: &[("register", 0)],
+        rule: None,
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn thread_without_context() {
+    Case {
+        scenario: "no_context",
+        env: &[],
+        codes: &[("register", 107002)],
+        rule: Some("ACL-HOSTREG-NO-CONTEXT"),
+        forwarded: (V2, 0),
+    }
+    .check();
+    Case { scenario: "borrowed_context", env: &[], codes: &[("register", 0)], rule: None, forwarded: (V2, 1) }.check();
+}
+
+#[test]
+fn memlock_limit_warns() {
+    Case {
+        scenario: "memlock",
+        env: &[],
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-MEMLOCK"),
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn large_registration_warns() {
+    Case {
+        scenario: "large",
+        env: &[("REGCHECK_LARGE_BYTES", "8K")],
+        codes: &[("register", 0)],
+        rule: Some("ACL-HOSTREG-LARGE"),
+        forwarded: (V2, 1),
+    }
+    .check();
+}
+
+#[test]
+fn unregister_needs_the_exact_base() {
+    Case {
+        scenario: "unregister_interior",
+        env: &[],
+        codes: &[("register", 0), ("interior", 507911), ("unregister", 0), ("twice", 507911)],
+        rule: Some("ACL-HOSTUNREG-NOT-REGISTERED"),
+        forwarded: ("aclrtHostUnregister", 1),
+    }
+    .check();
+    let o = run_in(Mode::Preload, "unregister_interior", &[]);
+    assert!(
+        o.stderr.contains("is inside the registration") && o.stderr.contains("pass the registered base pointer"),
+        "{}",
+        o.dump()
+    );
+}
+
+#[test]
+fn device_pointer() {
+    for mode in MODES {
+        let o = run_in(mode, "devptr", &[]);
+        assert_eq!(
+            codes(&o),
+            [
+                ("unregistered", 107000),
+                ("register_pinned_only", 0),
+                ("not_mapped", 107000),
+                ("null_out", 100000),
+                ("flag", 100000)
+            ]
+            .map(|(l, c)| (l.to_string(), c))
+            .to_vec(),
+            "{}",
+            o.dump()
+        );
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 0, "{}", o.dump());
+        for rule in ["ACL-DEVPTR-NOT-MAPPED", "ACL-DEVPTR-NULL", "ACL-DEVPTR-FLAG"] {
+            assert!(o.stderr.contains(&format!("[{rule}]")), "{rule}: {}", o.dump());
+        }
+        assert!(o.stderr.contains("flags PINNED"), "says which flags the registration has: {}", o.dump());
+    }
+}
+
+#[test]
+fn freeing_registered_memory_warns() {
+    Case {
+        scenario: "freehost_registered",
+        env: &[],
+        codes: &[("register", 0), ("freehost", 0)],
+        rule: Some("ACL-FREEHOST-REGISTERED"),
+        forwarded: ("aclrtFreeHost", 1),
+    }
+    .check();
+}
+
+#[test]
+fn or_ed_malloc_policies_are_forwarded() {
+    Case {
+        scenario: "malloc_policy",
+        env: &[],
+        codes: &[("malloc", 0), ("free", 0)],
+        rule: None,
+        forwarded: ("aclrtMalloc", 1),
+    }
+    .check();
+}
+
+#[test]
+fn registrations_end_with_the_device_not_with_aclfinalize() {
+    let want = [
+        ("register", 0),
+        ("set_again", 0),
+        ("reset_once", 0),
+        ("still_registered", 507910),
+        ("reset_last", 0),
+        ("set", 0),
+        ("register_after_reset", 0),
+        ("finalize", 0),
+        ("init", 0),
+        ("set_after_init", 0),
+        ("register_after_finalize", 507910),
+        ("unregister", 0),
+    ]
+    .map(|(l, c)| (l.to_string(), c))
+    .to_vec();
+    assert_eq!(codes(&bare("device_lifetime", &[])), want, "the vendor's behaviour");
+    for mode in MODES {
+        let o = run_in(mode, "device_lifetime", &[]);
+        assert_eq!(codes(&o), want, "{}", o.dump());
+        assert_eq!(value(&o, "live"), Some(0), "{}", o.dump());
+        assert_eq!(o.sim_calls(V2), 2, "only the overlaps are stopped by regcheck: {}", o.dump());
+    }
+}
