@@ -1,4 +1,4 @@
-// HIXL scenarios for tests/hixl.rs: `hixl_scenarios <scenario>` makes the calls of one
+// HIXL scenarios for tests/hixl/: `hixl_scenarios <scenario>` makes the calls of one
 // scenario against the simulator (optionally under regcheck) and prints one line per call:
 // `rc <label> <code>`, plus `value <key> <n>` lines for facts the test checks. Exit 0 unless
 // the scenario itself could not be set up.

@@ -1,0 +1,217 @@
+//! Where registered memory comes from, by product and engine: host memory (aclrtMallocHost or
+//! not, mapped at all), device memory (huge pages, the VMM API), fabric memory; and the
+//! `HixlCS*` memory rules.
+
+use crate::{codes, run_in, Case, A950, REG};
+use testkit::Mode;
+
+#[test]
+fn host_memory_origin_by_product() {
+    Case {
+        scenario: "host_origin",
+        env: &[],
+        codes: &[("heap", 103900), ("malloc_host", 0)],
+        rules: &["HIXL-REG-HOST-ORIGIN"],
+        absent: &[],
+        forwarded: &[(REG, 1)],
+    }
+    .check();
+    Case {
+        scenario: "host_origin",
+        env: A950,
+        codes: &[("heap", 0), ("malloc_host", 0)],
+        rules: &[],
+        absent: &["HIXL-REG-HOST-ORIGIN"],
+        forwarded: &[(REG, 2)],
+    }
+    .check();
+    // REGCHECK_SOC_NAME overrides what the vendor says.
+    let o = run_in(Mode::Preload, "host_origin", &[("REGCHECK_SOC_NAME", "Ascend950DT_9571")]);
+    assert_eq!(codes(&o)[0], ("heap".to_string(), 0), "{}", o.dump());
+}
+
+#[test]
+fn ascend_950_host_roce_refuses_malloc_host_memory() {
+    Case {
+        scenario: "roce_950",
+        env: A950,
+        codes: &[("malloc_host", 103900), ("heap", 0)],
+        rules: &["HIXL-REG-HOST-ROCE-950"],
+        absent: &[],
+        forwarded: &[(REG, 1)],
+    }
+    .check();
+    Case {
+        scenario: "roce_950_local_comm_res",
+        env: A950,
+        codes: &[("malloc_host", 103900)],
+        rules: &["HIXL-REG-HOST-ROCE-950"],
+        absent: &[],
+        forwarded: &[(REG, 0)],
+    }
+    .check();
+    // On A2 the same options are fine (and aclrtMallocHost is what A2 wants).
+    let o = run_in(Mode::Preload, "roce_950", &[]);
+    assert_eq!(codes(&o)[0], ("malloc_host".to_string(), 0), "{}", o.dump());
+}
+
+#[test]
+fn unmapped_host_memory() {
+    Case {
+        scenario: "host_unmapped",
+        env: A950,
+        codes: &[("half_unmapped", 103900), ("mapped_half", 0)],
+        rules: &["HIXL-REG-HOST-UNMAPPED"],
+        absent: &[],
+        forwarded: &[(REG, 1)],
+    }
+    .check();
+}
+
+#[test]
+fn device_memory_origin_and_huge_pages() {
+    Case {
+        scenario: "device_origin",
+        env: &[],
+        codes: &[("heap_as_device", 0)],
+        rules: &["HIXL-REG-DEVICE-ORIGIN"],
+        absent: &[],
+        forwarded: &[(REG, 1)],
+    }
+    .check();
+    Case {
+        scenario: "device_huge",
+        env: &[],
+        codes: &[("huge_first", 103900), ("huge_only", 0), ("huge_only_offset", 0), ("huge_first_roce", 0)],
+        // HUGE_ONLY memory starts on 2 MiB; one page into it, HCCS is warned about.
+        rules: &["HIXL-REG-DEVICE-HUGE", "HIXL-REG-DEVICE-ALIGN"],
+        absent: &["HIXL-REG-DEVICE-ORIGIN"],
+        forwarded: &[(REG, 3)],
+    }
+    .check();
+    Case {
+        scenario: "fabric_mem",
+        env: A3_HDK_25_5,
+        codes: &[("huge_first", 103900)],
+        rules: &["HIXL-REG-DEVICE-HUGE"],
+        absent: &[],
+        forwarded: &[(REG, 0)],
+    }
+    .check();
+}
+
+/// Atlas A3 with HDK 25.5 (the driver version answered by the vendor's aclsysGetVersionStr).
+const A3_HDK_25_5: &[(&str, &str)] = &[("ACLSIM_SOC_NAME", "Ascend910_9391"), ("ACLSIM_DRIVER_VERSION", "25.5.0")];
+
+#[test]
+fn memory_mapped_with_the_vmm_api_is_device_memory() {
+    let outs = Case {
+        scenario: "vmm",
+        env: &[],
+        // Huge-page VMM memory over HCCS: silent. Normal pages: HIXL-REG-DEVICE-HUGE. Once
+        // unmapped, the range is no device memory regcheck knows: HIXL-REG-DEVICE-ORIGIN.
+        codes: &[("huge", 0), ("normal", 103900), ("dereg", 0), ("unmap", 0), ("after_unmap", 0)],
+        rules: &["HIXL-REG-DEVICE-HUGE", "HIXL-REG-DEVICE-ORIGIN"],
+        absent: &[],
+        forwarded: &[(REG, 2), ("aclrtMapMem", 2), ("aclrtUnmapMem", 1)],
+    }
+    .check();
+    for o in &outs {
+        let first = o.stderr.find("[HIXL-REG-DEVICE-ORIGIN]").unwrap();
+        assert!(o.stderr[first..].contains("after_unmap") || o.stdout.contains("rc unmap 0"), "{}", o.dump());
+        assert!(o.stderr.contains("ACL_HBM_MEM_NORMAL"), "the attribute is named: {}", o.dump());
+        assert_eq!(o.stderr.matches("[HIXL-REG-DEVICE-ORIGIN]").count(), 1, "only after the unmap: {}", o.dump());
+    }
+}
+
+#[test]
+fn fabric_memory_needs_atlas_a3_and_hdk_25_5() {
+    // Atlas A2 (the simulator's default SoC): Initialize is rejected, named at the call.
+    let outs = Case {
+        scenario: "fabric_mem_init",
+        env: &[],
+        codes: &[("init", 503900), ("register_vmm", 503900)],
+        rules: &["HIXL-INIT-FABRIC-MEM", "HIXL-NOT-INITIALIZED"],
+        absent: &[],
+        forwarded: &[("Hixl::Initialize", 0)],
+    }
+    .check();
+    assert!(outs[0].stderr.contains("Atlas A3"), "{}", outs[0].dump());
+    // Atlas A3 with the HDK the vendor reports below 25.5: rejected too.
+    let o = run_in(
+        Mode::Preload,
+        "fabric_mem_init",
+        &[("ACLSIM_SOC_NAME", "Ascend910_9391"), ("ACLSIM_DRIVER_VERSION", "25.3.rc1")],
+    );
+    assert_eq!(codes(&o)[0], ("init".to_string(), 503900), "{}", o.dump());
+    assert!(o.stderr.contains("[HIXL-INIT-FABRIC-MEM]") && o.stderr.contains("aclsysGetVersionStr"), "{}", o.dump());
+    // HDK 25.5: initialised; VMM memory needs HDK 26.0 to be registered.
+    let outs = Case {
+        scenario: "fabric_mem_init",
+        env: A3_HDK_25_5,
+        codes: &[("init", 0), ("register_vmm", 503900)],
+        rules: &["HIXL-REG-FABRIC-VMM"],
+        absent: &["HIXL-INIT-FABRIC-MEM"],
+        forwarded: &[("Hixl::Initialize", 1), (REG, 0)],
+    }
+    .check();
+    assert!(outs[0].stderr.contains("26.0"), "{}", outs[0].dump());
+    let o = run_in(
+        Mode::Preload,
+        "fabric_mem_init",
+        &[("ACLSIM_SOC_NAME", "Ascend910_9391"), ("ACLSIM_DRIVER_VERSION", "26.0.0")],
+    );
+    assert_eq!(codes(&o), vec![("init".to_string(), 0), ("register_vmm".to_string(), 0)], "{}", o.dump());
+    assert!(!o.stderr.contains("regcheck: error") && !o.stderr.contains("regcheck: warning"), "{}", o.dump());
+}
+
+#[test]
+fn hixl_cs_memory_rules() {
+    Case {
+        scenario: "cs",
+        env: &[],
+        codes: &[
+            ("server_create", 0),
+            ("server_reg", 0),
+            ("server_overlap", 103900),
+            ("server_listen", 0),
+            ("client_create", 0),
+            ("client_null_addr", 103900),
+            ("client_len_zero", 103900),
+            ("client_memtype", 103900),
+            ("client_reg", 0),
+            ("client_connect", 0),
+            ("client_after_connect", 0),
+            ("server_after_client_connected", 0),
+            ("put", 0),
+            ("client_unreg_null", 103900),
+            ("client_unreg", 0),
+            ("client_unreg_twice", 103900),
+            ("client_destroy", 0),
+            ("server_unreg", 0),
+            ("server_destroy", 0),
+        ],
+        rules: &[
+            "HIXL-REG-OVERLAP",
+            "HIXL-REG-NULL-ADDR",
+            "HIXL-REG-LEN-ZERO",
+            "HIXL-REG-MEMTYPE",
+            "HIXL-REG-AFTER-CONNECT",
+            "HIXL-DEREG-NULL",
+            "HIXL-DEREG-UNKNOWN",
+        ],
+        absent: &["HIXL-REG-HOST-ORIGIN"],
+        // The registrations after the connection are warned and forwarded.
+        forwarded: &[("HixlCSServerRegMem", 2), ("HixlCSClientRegMem", 2), ("HixlCSClientUnregMem", 2)],
+    }
+    .check();
+    Case {
+        scenario: "cs_roce_950",
+        env: A950,
+        codes: &[("client_create", 0), ("client_reg_malloc_host", 103900), ("client_destroy", 0)],
+        rules: &["HIXL-REG-HOST-ROCE-950"],
+        absent: &[],
+        forwarded: &[("HixlCSClientRegMem", 0)],
+    }
+    .check();
+}

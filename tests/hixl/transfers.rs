@@ -1,0 +1,155 @@
+//! Transfers: unregistered memory, a peer's region registered after the link, the transfer
+//! rules, and the leak report at Finalize and destruction.
+
+use crate::{assert_warned, Case, XFER};
+
+#[test]
+fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
+    // comm engine, default buffer pool: a TransferSync of unregistered memory is staged
+    // through the pool (slower, works): warned and forwarded. TransferAsync is not staged,
+    // and ops mixing registered device memory with unregistered memory are PARAM_INVALID.
+    let outs = Case {
+        scenario: "xfer_unregistered_comm",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_dev", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("sync", 0),
+            ("async", 103900),
+            ("mixed", 103900),
+            ("disconnect", 0),
+        ],
+        rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+        absent: &[],
+        forwarded: &[(XFER, 1), ("Hixl::TransferAsync", 0)],
+    }
+    .check();
+    for o in &outs {
+        assert!(o.stderr.contains("regcheck: warning: [HIXL-XFER-LOCAL-UNREGISTERED]"), "{}", o.dump());
+        assert!(o.stderr.contains("staging buffer pool"), "{}", o.dump());
+        assert!(o.stderr.contains("one transfer type"), "the mixed call: {}", o.dump());
+    }
+    // The pool turned off ("0:0"): nothing stages it; and hixl_cs refuses ranges outside
+    // registered memory. Both rejected before the vendor.
+    for scenario in ["xfer_unregistered_comm_no_pool", "xfer_unregistered_hixl_cs"] {
+        let outs = Case {
+            scenario,
+            env: &[],
+            codes: &[
+                ("register", 0),
+                ("register_dev", 0),
+                ("register_b", 0),
+                ("connect", 0),
+                ("sync", 103900),
+                ("async", 103900),
+                ("mixed", 103900),
+                ("disconnect", 0),
+            ],
+            rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+            absent: &[],
+            forwarded: &[(XFER, 0), ("Hixl::TransferAsync", 0)],
+        }
+        .check();
+        if scenario == "xfer_unregistered_hixl_cs" {
+            assert!(outs[0].stderr.contains("hixl_cs engine refuses"), "{}", outs[0].dump());
+        }
+    }
+}
+
+#[test]
+fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
+    // hixl_cs: the link carries the peer's registrations of the moment it was made; a read of
+    // a region the peer registered later fails: rejected, named, with the fix.
+    let outs = Case {
+        scenario: "remote_late_hixl_cs",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("read_seen", 0),
+            ("register_b_late", 0),
+            ("read_late", 103900),
+            ("disconnect", 0),
+            ("connect_again", 0),
+            ("read_late_relinked", 0),
+            ("disconnect_again", 0),
+        ],
+        rules: &["HIXL-XFER-REMOTE-UNREGISTERED", "HIXL-REG-AFTER-CONNECT"],
+        absent: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+        forwarded: &[(XFER, 2)],
+    }
+    .check();
+    for o in &outs {
+        assert!(o.stderr.contains("after this link was made"), "{}", o.dump());
+        assert!(o.stderr.contains("register all its memory before peers connect"), "{}", o.dump());
+    }
+    // comm: the engine stages it through its buffer pool: warned, forwarded.
+    let outs = Case {
+        scenario: "remote_late_comm",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("read_seen", 0),
+            ("register_b_late", 0),
+            ("read_late", 0),
+            ("disconnect", 0),
+            ("connect_again", 0),
+            ("read_late_relinked", 0),
+            ("disconnect_again", 0),
+        ],
+        rules: &["HIXL-XFER-REMOTE-UNREGISTERED"],
+        absent: &[],
+        forwarded: &[(XFER, 3)],
+    }
+    .check();
+    assert_warned(&outs, "HIXL-XFER-REMOTE-UNREGISTERED");
+}
+
+#[test]
+fn transfer_rules() {
+    Case {
+        scenario: "transfer",
+        env: &[],
+        codes: &[
+            ("register", 0),
+            ("register_b", 0),
+            ("not_connected", 103902),
+            ("connect", 0),
+            ("empty", 103900),
+            ("len_zero", 103900),
+            ("unregistered", 0),
+            ("straddling", 0),
+            ("many_ok", 0),
+            ("async_unregistered", 103900),
+            ("unknown_engine", 103902),
+            ("disconnect", 0),
+        ],
+        rules: &["HIXL-XFER-NOT-CONNECTED", "HIXL-XFER-EMPTY", "HIXL-XFER-LOCAL-UNREGISTERED"],
+        absent: &[],
+        // The default (comm) engine stages the unregistered TransferSyncs: warned, forwarded.
+        forwarded: &[(XFER, 3), ("Hixl::TransferAsync", 0)],
+    }
+    .check();
+}
+
+#[test]
+fn leaks_are_listed_at_finalize_and_destruction() {
+    let outs = Case {
+        scenario: "leak",
+        env: &[],
+        codes: &[("register", 0), ("register_c", 0)],
+        rules: &["HIXL-FINALIZE-LEAK"],
+        absent: &[],
+        forwarded: &[("Hixl::Finalize", 4), ("Hixl::~Hixl", 3)],
+    }
+    .check();
+    for o in outs {
+        assert!(o.stderr.contains("Hixl::~Hixl of"), "destruction reported: {}", o.dump());
+        assert_eq!(o.stderr.matches("[HIXL-FINALIZE-LEAK]").count(), 2, "once each, not again from ~Hixl's Finalize");
+    }
+}
