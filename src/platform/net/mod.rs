@@ -9,7 +9,8 @@
 //!
 //! * ask the kernel through sock_diag netlink ([`sockdiag`]) for the ESTABLISHED TCP sockets
 //!   (IPv4 and IPv6) whose local port is `port`: one request on a socket kept open, filtered
-//!   in the kernel, two system calls in all. The answer covers the whole network namespace,
+//!   in the kernel, three system calls in all (with the `fstat` that proves the kept socket is
+//!   still regcheck's). The answer covers the whole network namespace,
 //!   not this process. None (the usual answer: memory is registered before peers connect)
 //!   means none of this process's either. When there are some, the ones that are this
 //!   process's are picked by inode: one `fstat` per descriptor of `/proc/self/fd`. Other
