@@ -72,6 +72,10 @@ pub struct Symbol {
     /// `loads()` when the last look-up missed (+1, so 0 means "no miss yet"): until another
     /// object is loaded, the answer cannot change and the search is not repeated.
     missed_at: AtomicU64,
+    /// A function regcheck calls for itself (a probe of the environment), never on the
+    /// application's behalf: its absence is not the application's problem, and is said at
+    /// debug level by the symbol (the probe's caller says what follows from it).
+    probe: bool,
 }
 
 /// How many objects the dynamic linker has loaded so far (`dlpi_adds`); changes when a library
@@ -96,7 +100,17 @@ impl Symbol {
             addr: AtomicUsize::new(0),
             miss_logged: AtomicBool::new(false),
             missed_at: AtomicU64::new(0),
+            probe: false,
         }
+    }
+
+    /// A function regcheck calls only for itself, to learn about the environment (the SoC, the
+    /// driver version, the thread's context): when the vendor lacks it, nothing the
+    /// application called fails, so the miss is a debug line, not an error.
+    pub const fn probe(lib: Library, name: &'static CStr) -> Symbol {
+        let mut s = Symbol::new(lib, name);
+        s.probe = true;
+        s
     }
 
     pub fn name(&self) -> &'static str {
@@ -129,7 +143,9 @@ impl Symbol {
             }
             Err(missing) => {
                 self.missed_at.store(now, Ordering::Relaxed);
-                if !self.miss_logged.swap(true, Ordering::Relaxed) {
+                if self.probe {
+                    log::debug!(target: "regcheck", "{missing}; regcheck goes on without what it would have told");
+                } else if !self.miss_logged.swap(true, Ordering::Relaxed) {
                     log::error!(
                         target: "regcheck",
                         "{missing}; the call returns ACL_ERROR_API_NOT_SUPPORT (200001). {}",

@@ -13,10 +13,10 @@ type GetCurrentContextFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
 type GetSocNameFn = unsafe extern "C" fn() -> *const c_char;
 type GetVersionStrFn = unsafe extern "C" fn(*mut c_char, *mut c_char) -> i32;
 
-static GET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtGetDevice");
-static GET_CURRENT_CONTEXT: Symbol = Symbol::new(Library::Acl, c"aclrtGetCurrentContext");
-static GET_SOC_NAME: Symbol = Symbol::new(Library::Acl, c"aclrtGetSocName");
-static GET_VERSION_STR: Symbol = Symbol::new(Library::Acl, c"aclsysGetVersionStr");
+static GET_DEVICE: Symbol = Symbol::probe(Library::Acl, c"aclrtGetDevice");
+static GET_CURRENT_CONTEXT: Symbol = Symbol::probe(Library::Acl, c"aclrtGetCurrentContext");
+static GET_SOC_NAME: Symbol = Symbol::probe(Library::Acl, c"aclrtGetSocName");
+static GET_VERSION_STR: Symbol = Symbol::probe(Library::Acl, c"aclsysGetVersionStr");
 
 /// The size of `aclsysGetVersionStr`'s output buffer (the vendor's documented 128 bytes).
 const VERSION_STR_LEN: usize = 128;

@@ -27,6 +27,12 @@ fn missing_vendor_returns_api_not_support() {
         "logged once: {}",
         o.dump()
     );
+    // What regcheck asks the vendor for itself (SoC, device, context, driver version) is
+    // not the application's call: its absence is no error line (an old CANN without
+    // aclsysGetVersionStr logged one in every process).
+    for probe in ["aclrtGetSocName", "aclrtGetDevice", "aclrtGetCurrentContext", "aclsysGetVersionStr"] {
+        assert!(!o.stderr.contains(&format!("cannot find the vendor's {probe}")), "{probe}: {}", o.dump());
+    }
 
     // The vendor loaded late (dlopen, RTLD_LOCAL): found from the next call on.
     let o = Run::new(&exe)
