@@ -506,6 +506,14 @@ fn kept() -> Vec<i64> {
 mod tests {
     use super::*;
 
+    /// The tests that replace or close the process's kept sockets run one at a time: one
+    /// test's replacement is another's "closed by someone else".
+    static KEPT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn kept_sockets_to_myself() -> std::sync::MutexGuard<'static, ()> {
+        KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The kernel's reading of a filter (inet_diag_bc_run), for a socket with local port
     /// `sport`.
     fn run_filter(bc: &[u8], sport: u16) -> bool {
@@ -677,6 +685,7 @@ mod tests {
 
     #[test]
     fn a_socket_closed_behind_regchecks_back_is_replaced_not_closed_again() {
+        let _kept = kept_sockets_to_myself();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let mut inodes = Vec::new();
@@ -711,6 +720,7 @@ mod tests {
     /// no request may go into that stream.
     #[test]
     fn a_kept_number_reused_for_a_tcp_stream_is_never_written() {
+        let _kept = kept_sockets_to_myself();
         use std::io::Read;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -749,6 +759,7 @@ mod tests {
 
     #[test]
     fn a_fork_child_closes_the_parents_sockets() {
+        let _kept = kept_sockets_to_myself();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let mut inodes = Vec::new();
