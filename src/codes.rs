@@ -1,4 +1,5 @@
-//! The vendor's return codes that regcheck returns or recognises.
+//! The vendor's return codes that regcheck returns or recognises, and the flag values of its
+//! host-registration calls: interface facts, shared by the rules and the records.
 
 /// ACL `aclError` values (the vendor's documented interface).
 pub mod acl {
@@ -50,5 +51,38 @@ pub fn name(code: i64) -> &'static str {
         203900 => "RESOURCE_EXHAUSTED",
         503900 => "FAILED",
         _ => "unknown code",
+    }
+}
+
+/// `aclrtHostRegisterV2`'s flag bits (the vendor's documented interface).
+pub mod host_reg {
+    pub const MAPPED: u32 = 0x2;
+    pub const IOMEMORY: u32 = 0x4;
+    pub const READONLY: u32 = 0x8;
+    pub const PINNED: u32 = 0x1000_0000;
+    /// Every bit `aclrtHostRegisterV2` knows.
+    pub const KNOWN_FLAGS: u32 = MAPPED | IOMEMORY | READONLY | PINNED;
+    /// The bits that give the registration a device address: the runtime maps a
+    /// registration with any of them (hicann/runtime `src/runtime/api/impl/api_impl.cc`,
+    /// `ApiImpl::HostRegisterV2`), and `aclrtHostGetDevicePointer` answers for it.
+    pub const DEVICE_MAPPED: u32 = MAPPED | IOMEMORY | READONLY;
+
+    /// `MAPPED|PINNED`, `none`, `MAPPED|unknown 0x40`.
+    pub fn flag_names(flag: u32) -> String {
+        let mut parts = Vec::new();
+        for (bit, name) in [(MAPPED, "MAPPED"), (IOMEMORY, "IOMEMORY"), (READONLY, "READONLY"), (PINNED, "PINNED")] {
+            if flag & bit != 0 {
+                parts.push(name.to_string());
+            }
+        }
+        let unknown = flag & !KNOWN_FLAGS;
+        if unknown != 0 {
+            parts.push(format!("unknown 0x{unknown:x}"));
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("|")
+        }
     }
 }

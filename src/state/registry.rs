@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::spans::SpanIndex;
+use crate::codes::host_reg;
 
 /// Which host-registration API made a registration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,18 +32,19 @@ impl HostReg {
         self.base.saturating_add(self.len as usize)
     }
 
-    /// Whether a device address can be asked for (`aclrtHostGetDevicePointer`).
+    /// Whether a device address can be asked for (`aclrtHostGetDevicePointer`): a V1
+    /// registration always has one; a V2 one with MAPPED, IOMEMORY or READONLY.
     pub fn mapped(&self) -> bool {
         match self.api {
             HostRegApi::V1 => true,
-            HostRegApi::V2 => self.flags & crate::rules::acl::MAPPED != 0,
+            HostRegApi::V2 => self.flags & host_reg::DEVICE_MAPPED != 0,
         }
     }
 
     /// How it was registered, for messages: `flags MAPPED|PINNED` (V2) or `type 0` (V1).
     pub fn flags_text(&self) -> String {
         match self.api {
-            HostRegApi::V2 => format!("flags {}", crate::rules::acl::flag_names(self.flags)),
+            HostRegApi::V2 => format!("flags {}", host_reg::flag_names(self.flags)),
             HostRegApi::V1 => format!("aclrtHostRegister type {}", self.flags),
         }
     }
@@ -221,7 +223,7 @@ mod tests {
     use super::*;
 
     fn reg(device: i32, base: usize, len: u64) -> HostReg {
-        HostReg { device, base, len, flags: crate::rules::acl::MAPPED, api: HostRegApi::V2 }
+        HostReg { device, base, len, flags: host_reg::MAPPED, api: HostRegApi::V2 }
     }
 
     #[test]

@@ -20,12 +20,7 @@ pub use registry::*;
 use super::RuleId;
 use crate::state::registry::HostRegApi;
 
-pub const MAPPED: u32 = 0x2;
-pub const IOMEMORY: u32 = 0x4;
-pub const READONLY: u32 = 0x8;
-pub const PINNED: u32 = 0x1000_0000;
-/// Every bit `aclrtHostRegisterV2` knows.
-pub const KNOWN_FLAGS: u32 = MAPPED | IOMEMORY | READONLY | PINNED;
+pub use crate::codes::host_reg::{flag_names, DEVICE_MAPPED, IOMEMORY, KNOWN_FLAGS, MAPPED, PINNED, READONLY};
 /// The driver's minimum alignment.
 pub const MIN_ALIGN: usize = 4096;
 
@@ -89,25 +84,6 @@ pub fn device_text(device: i32) -> String {
         "the current device (unknown: aclrtGetDevice failed on this thread; call aclrtSetDevice first)".to_string()
     } else {
         format!("device {device}")
-    }
-}
-
-/// Human-readable flag names: `MAPPED|PINNED`.
-pub fn flag_names(flag: u32) -> String {
-    let mut parts = Vec::new();
-    for (bit, name) in [(MAPPED, "MAPPED"), (IOMEMORY, "IOMEMORY"), (READONLY, "READONLY"), (PINNED, "PINNED")] {
-        if flag & bit != 0 {
-            parts.push(name.to_string());
-        }
-    }
-    let unknown = flag & !KNOWN_FLAGS;
-    if unknown != 0 {
-        parts.push(format!("unknown 0x{unknown:x}"));
-    }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join("|")
     }
 }
 

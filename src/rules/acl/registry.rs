@@ -111,7 +111,7 @@ fn devptr_findings(
                 RuleId::AclDevptrNotMapped,
                 "pHost",
                 format!(
-                    "0x{p_host:x} is inside the registration [0x{:x}, 0x{:x}) on {}, made with {} (no ACL_HOST_REG_MAPPED)",
+                    "0x{p_host:x} is inside the registration [0x{:x}, 0x{:x}) on {}, made with {} (none of MAPPED, IOMEMORY, READONLY: the runtime gave it no device address)",
                     r.base,
                     r.end(),
                     device_text(device),
