@@ -41,6 +41,18 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
     frontend::acl::malloc_host(host_ptr, size)
 }
 
+/// `aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocHostWithCfg(host_ptr: *mut *mut c_void, size: u64, cfg: *mut c_void) -> i32 {
+    frontend::acl::malloc_host_with_cfg(host_ptr, size, cfg)
+}
+
+/// `aclError aclrtFreeHostWithDevSync(void *hostPtr)`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> i32 {
+    frontend::acl::free_host_with_dev_sync(host_ptr)
+}
+
 /// `aclError aclrtFreeHost(void *hostPtr)`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> i32 {

@@ -1,5 +1,6 @@
 //! The ACL front end: `aclrtHostRegisterV2`, `aclrtHostRegister`, `aclrtHostUnregister`,
-//! `aclrtHostGetDevicePointer`, `aclrtMallocHost`, `aclrtFreeHost`, `aclrtMalloc`, `aclrtFree`.
+//! `aclrtHostGetDevicePointer`, `aclrtMallocHost`, `aclrtMallocHostWithCfg`, `aclrtFreeHost`,
+//! `aclrtFreeHostWithDevSync`, `aclrtMalloc`, `aclrtFree`.
 
 use std::ffi::c_void;
 
@@ -15,6 +16,7 @@ use crate::vendor::{call_vendor, Library, Symbol};
 type HostRegisterV2Fn = unsafe extern "C" fn(*mut c_void, u64, u32) -> i32;
 type HostRegisterFn = unsafe extern "C" fn(*mut c_void, u64, u32, *mut *mut c_void) -> i32;
 type PtrFn = unsafe extern "C" fn(*mut c_void) -> i32;
+type MallocHostWithCfgFn = unsafe extern "C" fn(*mut *mut c_void, u64, *mut c_void) -> i32;
 type GetDevicePointerFn = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, u32) -> i32;
 type MallocHostFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
 type MallocFn = unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> i32;
@@ -28,7 +30,9 @@ static HOST_REGISTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostRegister");
 static HOST_UNREGISTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostUnregister");
 static HOST_GET_DEVICE_POINTER: Symbol = Symbol::new(Library::Acl, c"aclrtHostGetDevicePointer");
 static MALLOC_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtMallocHost");
+static MALLOC_HOST_WITH_CFG: Symbol = Symbol::new(Library::Acl, c"aclrtMallocHostWithCfg");
 static FREE_HOST: Symbol = Symbol::new(Library::Acl, c"aclrtFreeHost");
+static FREE_HOST_WITH_DEV_SYNC: Symbol = Symbol::new(Library::Acl, c"aclrtFreeHostWithDevSync");
 static MALLOC: Symbol = Symbol::new(Library::Acl, c"aclrtMalloc");
 static FREE: Symbol = Symbol::new(Library::Acl, c"aclrtFree");
 static MALLOC_PHYSICAL: Symbol = Symbol::new(Library::Acl, c"aclrtMallocPhysical");
@@ -270,16 +274,45 @@ fn devptr_verdict(
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
-    run(
+    malloc_host_by(
         "aclrtMallocHost",
-        |_| Ok(()),
+        host_ptr,
+        size as u64,
         || call_vendor!(MALLOC_HOST, MallocHostFn, code::API_NOT_SUPPORT; host_ptr, size),
+    )
+}
+
+/// `aclrtMallocHostWithCfg(ptr, size, cfg)`: page-locked host memory from ACL like
+/// `aclrtMallocHost`'s (the configuration only adds attributes); forwarded and recorded.
+///
+/// # Safety
+/// As for [`malloc_host`]; `cfg` goes to the vendor unread.
+pub unsafe fn malloc_host_with_cfg(host_ptr: *mut *mut c_void, size: u64, cfg: *mut c_void) -> i32 {
+    malloc_host_by(
+        "aclrtMallocHostWithCfg",
+        host_ptr,
+        size,
+        || call_vendor!(MALLOC_HOST_WITH_CFG, MallocHostWithCfgFn, code::API_NOT_SUPPORT; host_ptr, size, cfg),
+    )
+}
+
+#[inline(always)]
+unsafe fn malloc_host_by(
+    call: &'static str,
+    host_ptr: *mut *mut c_void,
+    size: u64,
+    forward: impl FnOnce() -> i32,
+) -> i32 {
+    run(
+        call,
+        |_| Ok(()),
+        forward,
         |_, (), ret| {
             if *ret == code::SUCCESS && !host_ptr.is_null() {
                 // SAFETY: the vendor succeeded, so *host_ptr holds the allocation.
                 let p = unsafe { *host_ptr } as usize;
                 if p != 0 {
-                    state::with(|s| s.host_allocs.insert(p, size, ()));
+                    state::with(|s| s.host_allocs.insert(p, size as usize, ()));
                 }
             }
         },
@@ -291,8 +324,26 @@ pub unsafe fn malloc_host(host_ptr: *mut *mut c_void, size: usize) -> i32 {
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
+    free_host_by("aclrtFreeHost", host_ptr, || call_vendor!(FREE_HOST, PtrFn, code::API_NOT_SUPPORT; host_ptr))
+}
+
+/// `aclrtFreeHostWithDevSync(hostPtr)`: frees `aclrtMallocHost`/`aclrtMallocHostWithCfg`
+/// memory after the device's work on it; checked and recorded as [`free_host`].
+///
+/// # Safety
+/// As for [`free_host`].
+pub unsafe fn free_host_with_dev_sync(host_ptr: *mut c_void) -> i32 {
+    free_host_by(
+        "aclrtFreeHostWithDevSync",
+        host_ptr,
+        || call_vendor!(FREE_HOST_WITH_DEV_SYNC, PtrFn, code::API_NOT_SUPPORT; host_ptr),
+    )
+}
+
+#[inline(always)]
+unsafe fn free_host_by(call: &'static str, host_ptr: *mut c_void, forward: impl FnOnce() -> i32) -> i32 {
     run(
-        "aclrtFreeHost",
+        call,
         |rt| {
             let p = host_ptr as usize;
             let live = state::read(|s| {
@@ -303,12 +354,12 @@ pub unsafe fn free_host(host_ptr: *mut c_void) -> i32 {
             if findings.is_empty() {
                 return Ok(());
             }
-            match decide(rt, "aclrtFreeHost", &format!("hostPtr=0x{p:x}"), &findings) {
+            match decide(rt, call, &format!("hostPtr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),
             }
         },
-        || call_vendor!(FREE_HOST, PtrFn, code::API_NOT_SUPPORT; host_ptr),
+        forward,
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| s.host_allocs.remove(host_ptr as usize));
