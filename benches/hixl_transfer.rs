@@ -56,6 +56,7 @@ fn validate(ops: &[TransferOpDesc], remote: &[u8]) -> usize {
             engine: inst.and_then(|i| i.engine),
             pool: true,
             sync: true,
+            fabric_host: false,
         };
         let regs = inst.map(|i| &i.regs);
         check_transfer(

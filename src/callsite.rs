@@ -280,6 +280,61 @@ fn capture_locked(n: usize) -> Stack {
     Stack { frames, in_executable }
 }
 
+/// The file of the object that made the intercepted call in progress on this thread: the
+/// first frame outside regcheck (`None` when the unwinder cannot tell). Unwinds the stack:
+/// only for a call that has a finding.
+pub fn caller_object() -> Option<String> {
+    locked(caller_object_locked)
+}
+
+/// Whether the intercepted call in progress was made by one of the vendor's libraries
+/// (`libcann_hixl.so` calling `aclrtHostRegister`, say): such a call is the vendor's, not the
+/// application's.
+pub fn call_from_vendor() -> bool {
+    caller_object().is_some_and(|o| is_vendor_object(&o) && !is_regcheck_object(&o))
+}
+
+fn is_regcheck_object(name: &str) -> bool {
+    Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with("libregcheck"))
+}
+
+fn caller_object_locked() -> Option<String> {
+    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
+    let (own_base, in_executable) = own_object();
+    let mut past_marker = marker == 0;
+    let mut seen = 0;
+    let mut caller = None;
+    // SAFETY: every use of the crate's unsynchronised functions is under LOCK.
+    unsafe {
+        backtrace::trace_unsynchronized(|frame| {
+            seen += 1;
+            if seen > 64 {
+                return false;
+            }
+            if !past_marker {
+                let sp = frame.sp() as usize;
+                past_marker = sp == 0 || sp > marker;
+                if !past_marker {
+                    return true;
+                }
+            }
+            let ip = frame.ip() as usize;
+            if ip == 0 {
+                return true;
+            }
+            let Some(obj) = object_of(ip.saturating_sub(1)) else { return false };
+            // regcheck's own frames: by object, or by name when it is linked into the
+            // executable (whose own frames are the application's).
+            if obj.base == own_base && (!in_executable || is_regcheck_frame(&site_of(frame))) {
+                return true;
+            }
+            caller = obj.name;
+            false
+        })
+    };
+    caller
+}
+
 /// A frame of regcheck itself, by name: its exported vendor-named entry points and its Rust
 /// code (only asked when regcheck is linked into the executable).
 fn is_regcheck_frame(site: &Site) -> bool {

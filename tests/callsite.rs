@@ -272,3 +272,70 @@ fn a_hixl_member_call_is_named_too() {
         );
     }
 }
+
+/// A call the vendor's own libraries make (libcann_hixl.so registering host memory with ACL)
+/// is the vendor's: regcheck forwards it untouched whatever it finds (at most a debug line),
+/// and still records what it registered. The same call from the application is checked.
+#[test]
+fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
+    let dir = testkit::target_dir().join("vendor-internal-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = testkit::workspace_root();
+    let sim = testkit::sim_lib_dir();
+    let os = |s: &std::path::Path| s.as_os_str().to_owned();
+    let inc_flag = std::ffi::OsString::from(format!("-I{}", testkit::sim_include_dir().display()));
+    let sim_flag = std::ffi::OsString::from(format!("-L{}", sim.display()));
+    let dir_flag = std::ffi::OsString::from(format!("-L{}", dir.display()));
+    let rpath = std::ffi::OsString::from(format!("-Wl,-rpath,{}:{}", dir.display(), sim.display()));
+    let lib = dir.join("libllm_datadist.so");
+    let exe = dir.join("vendor_internal");
+    compile(&[
+        "-fPIC".as_ref(),
+        "-shared".as_ref(),
+        &inc_flag,
+        &os(&root.join("tests/c/vendor_internal_lib.c")),
+        &sim_flag,
+        "-lascendcl".as_ref(),
+        "-o".as_ref(),
+        &os(&lib),
+    ]);
+    compile(&[
+        &inc_flag,
+        &os(&root.join("tests/c/vendor_internal_main.c")),
+        &dir_flag,
+        "-lllm_datadist".as_ref(),
+        &sim_flag,
+        &rpath,
+        "-lascendcl".as_ref(),
+        "-o".as_ref(),
+        &os(&exe),
+    ]);
+    let bare = testkit::Run::new(&exe).run();
+    let want_vendor = stdout_value(&bare, "rc vendor_misaligned").to_string();
+    for audited in [false, true] {
+        let mut run = testkit::Run::new(&exe).preload(testkit::regcheck().shared).env("REGCHECK_LOG", "debug");
+        if audited {
+            run = run.audit();
+        }
+        let o = run.run();
+        let ctx = || format!("audited {audited}\n{}\nbare:\n{}", o.dump(), bare.dump());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        // The vendor library's call: forwarded untouched, the vendor answers as it does bare.
+        assert_eq!(stdout_value(&o, "rc vendor_misaligned"), want_vendor, "{}", ctx());
+        assert!(
+            o.stderr.contains("is made by the vendor's own library") && o.stderr.contains("libllm_datadist.so"),
+            "{}",
+            ctx()
+        );
+        // The application's: checked.
+        assert_eq!(stdout_value(&o, "rc app_misaligned"), "100000", "{}", ctx());
+        assert_eq!(o.stderr.matches("regcheck: error: [ACL-HOSTREG-ALIGN]").count(), 1, "{}", ctx());
+        // What the vendor library registered is recorded: the application's overlap is found
+        // (a rejection where the records are whole, a warning otherwise).
+        assert_eq!(stdout_value(&o, "rc vendor_register"), "0", "{}", ctx());
+        assert_eq!(stdout_value(&o, "rc app_overlap"), "507910", "{}", ctx());
+        let level = if audited { "error" } else { "warning" };
+        assert!(o.stderr.contains(&format!("regcheck: {level}: [ACL-HOSTREG-OVERLAP]")), "{}", ctx());
+        assert_eq!(stdout_value(&o, "rc vendor_unregister"), "0", "{}", ctx());
+    }
+}

@@ -6,7 +6,7 @@
 
 use crate::sys::{
     Dyn, LinkMap, Sym, DT_GNU_HASH, DT_HASH, DT_NULL, DT_STRTAB, DT_SYMTAB, DT_VERSYM, SHN_UNDEF, STB_GLOBAL, STB_WEAK,
-    STT_FUNC, STV_DEFAULT, STV_PROTECTED, VERSYM_HIDDEN,
+    STT_FUNC, STT_OBJECT, STV_DEFAULT, STV_PROTECTED, VERSYM_HIDDEN,
 };
 use core::ffi::c_char;
 
@@ -154,6 +154,17 @@ impl DynSyms {
     pub unsafe fn function(&self, name: &[u8]) -> Option<usize> {
         match self.lookup(name) {
             Some(s) if s.kind() == STT_FUNC && s.st_value != 0 => Some(self.base.wrapping_add(s.st_value as usize)),
+            _ => None,
+        }
+    }
+
+    /// The run-time address of the data object `name` that this object exports, if any.
+    ///
+    /// # Safety
+    /// As for [`DynSyms::lookup`].
+    pub unsafe fn object(&self, name: &[u8]) -> Option<usize> {
+        match self.lookup(name) {
+            Some(s) if s.kind() == STT_OBJECT && s.st_value != 0 => Some(self.base.wrapping_add(s.st_value as usize)),
             _ => None,
         }
     }

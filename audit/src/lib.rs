@@ -32,6 +32,17 @@ use log::Level;
 use names::Kind;
 use sys::{LinkMap, Sym, LA_FLG_BINDFROM, LA_FLG_BINDTO, LA_SYMB_DLSYM, LM_ID_BASE};
 
+/// The program's start-up loading is over (the first `LA_ACT_CONSISTENT`): an object opened
+/// from then on was `dlopen`ed.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// The data symbol of `libregcheck.so` that tells it what this module does for it (its
+/// `platform::audit`): bit 0, bindings are redirected to it; bit 1, it was opened with the
+/// program. Written once, from `la_objopen`, before the library runs any code.
+const AUDIT_FLAGS: &[u8] = b"regcheck_audit_flags";
+const FLAG_AUDITED: u32 = 1;
+const FLAG_AT_START: u32 = 2;
+
 /// The "no libregcheck.so" notice was given.
 static WARNED: AtomicBool = AtomicBool::new(false);
 
@@ -52,6 +63,19 @@ const NOTICE_NO_TARGET: &[u8] =
 /// Runs an audit callback body; a panic (none is expected) never unwinds into ld.so.
 fn guard<T: Copy>(fallback: T, f: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// Tell the target library what this module does for it (see [`AUDIT_FLAGS`]).
+///
+/// # Safety
+/// `s` was read from the target's `link_map`, which is mapped (its writable segment too).
+unsafe fn tell_target(s: &DynSyms) {
+    if let Some(addr) = s.object(AUDIT_FLAGS) {
+        let flags = FLAG_AUDITED | if STARTED.load(Ordering::Relaxed) { 0 } else { FLAG_AT_START };
+        // SAFETY: the library defines the symbol as a 4-byte atomic in its writable data, and
+        // runs no code before its constructors, which come after this call.
+        (*(addr as *const core::sync::atomic::AtomicU32)).store(flags, Ordering::Relaxed);
+    }
 }
 
 fn set_target(map: *const LinkMap, s: &DynSyms) {
@@ -145,6 +169,7 @@ unsafe fn objopen(map: *mut LinkMap, lmid: isize, cookie: *mut usize) -> c_uint 
         match DynSyms::from_link_map(map) {
             Some(s) => {
                 set_target(map, &s);
+                tell_target(&s);
                 if log::redirections() {
                     log::Line::new(Level::Info).push(b"redirection target ").push(cookie_path(map as usize)).emit();
                 }
@@ -164,6 +189,17 @@ unsafe fn objopen(map: *mut LinkMap, lmid: isize, cookie: *mut usize) -> c_uint 
         Kind::Regcheck => 0,
         Kind::Acl | Kind::Hixl => LA_FLG_BINDFROM | LA_FLG_BINDTO,
         Kind::Other => LA_FLG_BINDFROM,
+    }
+}
+
+/// Notes the end of the program's start-up loading.
+///
+/// # Safety
+/// Called by the dynamic linker only.
+#[no_mangle]
+pub unsafe extern "C" fn la_activity(_cookie: *mut usize, flag: c_uint) {
+    if flag == sys::LA_ACT_CONSISTENT {
+        STARTED.store(true, Ordering::Relaxed);
     }
 }
 

@@ -19,6 +19,9 @@ pub const LA_SYMB_NOPLTENTER: c_uint = 0x01;
 pub const LA_SYMB_NOPLTEXIT: c_uint = 0x02;
 pub const LA_SYMB_DLSYM: c_uint = 0x08;
 
+/// `la_activity` flag: the namespace's list of objects is consistent again.
+pub const LA_ACT_CONSISTENT: c_uint = 0;
+
 /// `Lmid_t` of the application's namespace.
 pub const LM_ID_BASE: isize = 0;
 
@@ -30,6 +33,7 @@ pub const DT_GNU_HASH: i64 = 0x6fff_fef5;
 pub const DT_VERSYM: i64 = 0x6fff_fff0;
 
 pub const SHN_UNDEF: u16 = 0;
+pub const STT_OBJECT: u8 = 1;
 pub const STT_FUNC: u8 = 2;
 pub const STB_GLOBAL: u8 = 1;
 pub const STB_WEAK: u8 = 2;

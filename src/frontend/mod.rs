@@ -199,31 +199,72 @@ pub enum Verdict {
 
 /// Log every finding at its rule's action and decide: the first finding whose action is
 /// `error` rejects the call with its rule's code (in enforce mode).
+///
+/// A rejection needs certainty. A finding that judges the call by regcheck's records of
+/// earlier calls is only a warning when those records may lack calls (after an internal
+/// failure; without the `LD_AUDIT` module, whose absence lets `ctypes`/`dlsym` callers past;
+/// when regcheck was loaded late): its message says why and how to make it sure. And a call
+/// the vendor's own libraries make (`libcann_hixl.so` registering host memory with ACL) is the
+/// vendor's: it is forwarded untouched, with a debug line.
 pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Verdict {
+    if findings.iter().all(|f| rt.action_for(f) == Action::Off) {
+        return Verdict::Forward;
+    }
+    if crate::callsite::call_from_vendor() {
+        log::debug!(
+            target: "regcheck",
+            "{call}({args}) is made by the vendor's own library ({}); forwarded untouched: {}",
+            crate::callsite::caller_object().unwrap_or_default(),
+            findings.iter().map(|f| f.rule.name()).collect::<Vec<_>>().join(", ")
+        );
+        return Verdict::Forward;
+    }
     let uncertain = RECORDS_UNCERTAIN.load(Ordering::Relaxed);
-    let action_of = |f: &Finding| match rt.action_for(f) {
-        Action::Error if uncertain && f.rule.judges_by_records() => {
-            rt.note_once("records-uncertain", log::Level::Warn, || {
-                "after an internal failure, regcheck's records may be incomplete: rules that judge a call by them now warn instead of rejecting".to_string()
-            });
-            Action::Warn
-        }
-        a => a,
-    };
-    let reject = findings.iter().find(|f| action_of(f) == Action::Error).map(Finding::reject_code);
+    let tracking = crate::platform::audit::tracking();
+    // The action of each finding, and why regcheck cannot be sure of it when that lowered it.
+    let judged: Vec<(Action, Option<&'static str>)> = findings
+        .iter()
+        .map(|f| match rt.action_for(f) {
+            Action::Error if uncertain && f.rule.judges_by_records() => {
+                rt.note_once("records-uncertain", log::Level::Warn, || {
+                    "after an internal failure, regcheck's records may be incomplete: rules that judge a call by them now warn instead of rejecting".to_string()
+                });
+                (Action::Warn, None)
+            }
+            Action::Error if !f.rule.records().whole(call, tracking) => (Action::Warn, tracking.gap()),
+            a => (a, None),
+        })
+        .collect();
+    let reject = findings.iter().zip(&judged).find(|(_, (a, _))| *a == Action::Error).map(|(f, _)| f.reject_code());
     let outcome = match (reject, rt.mode()) {
         (Some(code), Mode::Enforce) => Outcome::Rejected(code),
         (Some(code), _) => Outcome::ReportOnly(code),
         (None, _) => Outcome::Forwarded,
     };
-    for f in findings {
-        let action = action_of(f);
-        if action != Action::Off {
-            report::emit(call, args, f, action, outcome);
+    for (f, (action, gap)) in findings.iter().zip(judged) {
+        if action == Action::Off {
+            continue;
+        }
+        match gap {
+            None => {
+                report::emit(call, args, f, action, outcome);
+            }
+            Some(gap) => {
+                let unsure = Finding { problem: format!("{}; {}", f.problem, unsure_text(f, gap)), ..f.clone() };
+                report::emit(call, args, &unsure, action, outcome);
+            }
         }
     }
     match outcome {
         Outcome::Rejected(code) => Verdict::Reject(code),
         _ => Verdict::Forward,
     }
+}
+
+/// What a finding that would have rejected says when regcheck cannot be sure of it.
+fn unsure_text(f: &Finding, gap: &str) -> String {
+    format!(
+        "regcheck cannot be sure of this ({gap}), so it warns instead of rejecting with {}: run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) and it rejects what it then knows",
+        f.reject_code()
+    )
 }

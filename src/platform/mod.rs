@@ -5,6 +5,7 @@
 
 pub mod address;
 pub mod atfork;
+pub mod audit;
 pub mod files;
 pub mod hdk;
 pub mod kernel;

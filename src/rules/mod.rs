@@ -78,6 +78,33 @@ pub enum Family {
     Hixl,
 }
 
+/// The records of earlier calls a rule judges by, and so what regcheck must have seen of the
+/// process for a rejection to be certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Records {
+    /// None: the call's arguments and the platform (memory map, kernel, SoC) decide.
+    None,
+    /// Calls of C functions (the ACL allocations and registrations; the HixlCS calls too):
+    /// a caller can reach them through `dlsym` or `ctypes`, past `LD_PRELOAD`, so the records
+    /// are whole only with the `LD_AUDIT` module, in a process regcheck was loaded with.
+    Acl,
+    /// The `hixl::Hixl` members' own records (instances, registrations, links): C++ members are
+    /// bound by the dynamic linker, never looked up by name, so `LD_PRELOAD` sees them all. A
+    /// HixlCS call's records are C calls' ([`Records::Acl`]) all the same.
+    Hixl,
+}
+
+impl Records {
+    /// Whether `tracking` makes these records, as used by `call`, whole.
+    pub fn whole(self, call: &str, tracking: crate::platform::audit::Tracking) -> bool {
+        match self {
+            Records::None => true,
+            Records::Hixl if !call.starts_with("HixlCS") => true,
+            _ => tracking.complete(),
+        }
+    }
+}
+
 /// One catalogue entry.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleInfo {
@@ -243,6 +270,26 @@ impl RuleId {
                 | HixlRegFabricVmm
                 | HixlXferRemoteUnregistered
         )
+    }
+
+    /// Which of regcheck's records the rule judges a call by ([`Records`]): what must have
+    /// been seen whole for a rejection to be certain.
+    pub fn records(self) -> Records {
+        use RuleId::*;
+        match self {
+            AclHostregPinnedLocked
+            | AclHostregOverlap
+            | AclHostunregNotRegistered
+            | AclDevptrNotMapped
+            | AclFreehostRegistered
+            | HixlRegHostOrigin
+            | HixlRegHostRoce950
+            | HixlRegDeviceOrigin
+            | HixlRegDeviceHuge
+            | HixlRegFabricVmm => Records::Acl,
+            r if r.judges_by_records() => Records::Hixl,
+            _ => Records::None,
+        }
     }
 
     /// The stable textual ID.

@@ -21,6 +21,11 @@ pub enum HostRegSupport {
     Supported,
     /// Sources disagree: allowed, with a warning naming the conflict.
     Conflict(&'static str),
+    /// The runtime's code registers (the chip's feature table has host registration), but
+    /// the product documentation says the family is not supported: a warning, never a
+    /// rejection.
+    DocumentedUnsupported(&'static str),
+    /// The runtime refuses it (207000: the chip's feature table lacks host registration).
     Unsupported,
 }
 
@@ -111,7 +116,13 @@ pub static PRODUCTS: &[Product] = &[
         // The bare "Ascend910B" is the old training part, not Atlas A2.
         exact: &["Ascend910A", "Ascend910ProA", "Ascend910PremiumA", "Ascend910B", "Ascend910ProB"],
         prefix: None,
-        host_register: HostRegSupport::Unsupported,
+        // hicann/runtime `src/runtime/config/cloud/dev_info_reg.cc`: the cloud chip's feature
+        // set has RT_FEATURE_MEM_HOST_REGISTER, which `NpuDriver::HostRegister`
+        // (`src/runtime/driver/npu_driver_mem.cc`) asks; the vendor's own test expects
+        // success there (`tests/ut/runtime/runtime/test/platform/cloud/rt_utest_npu_driver.cc`).
+        host_register: HostRegSupport::DocumentedUnsupported(
+            "the runtime's feature table for this chip (cloud) has host registration and registers it, while the CANN API reference lists the Atlas training series as unsupported",
+        ),
         hixl_a2_a3: false,
         hixl_950: false,
     },

@@ -149,6 +149,22 @@ impl RegSet {
         find_kind(&self.spans, addr, len)
     }
 
+    /// The kind of `[addr, addr + len)` when contiguous live registrations of one kind cover
+    /// it together, as the hixl_cs memory store merges them for its access checks (a range
+    /// across adjacent registrations is valid, one across a gap is not). Only asked once
+    /// [`RegSet::span_of_range`] found no single registration.
+    pub fn kind_of_merged_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        merged_kind(&self.spans, addr, len)
+    }
+
+    /// `Some(Host)` when host registrations hold `[addr, addr + len)`, alone or adjacent ones
+    /// together (the fabric memory engine's translation of local host ranges).
+    pub fn host_kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        let index = &self.spans[slot(MemKind::Host)];
+        let end = addr.checked_add(usize::try_from(len).ok()?)?;
+        (index.find(addr, end).is_some() || covered(index, addr, end)).then_some(MemKind::Host)
+    }
+
     /// Whether a span [`RegSet::span_of_range`] returned answers for any range it contains
     /// (a host span does only while no device registration could come first).
     pub fn span_answers(&self, kind: MemKind) -> bool {
@@ -197,6 +213,38 @@ impl PeerView {
     pub fn kind_of_range(&self, addr: usize, len: u64) -> Option<MemKind> {
         find_kind(&self.spans, addr, len).map(|(_, _, k)| k)
     }
+
+    /// [`RegSet::kind_of_merged_range`] on the snapshot.
+    pub fn kind_of_merged_range(&self, addr: usize, len: u64) -> Option<MemKind> {
+        merged_kind(&self.spans, addr, len)
+    }
+}
+
+/// At most this many adjacent registrations are followed to cover one range.
+const MERGE_MAX: usize = 64;
+
+/// The kind whose contiguous spans cover `[addr, addr + len)` together (see
+/// [`RegSet::kind_of_merged_range`]), device first.
+fn merged_kind(spans: &[SpanIndex<usize>; 2], addr: usize, len: u64) -> Option<MemKind> {
+    let end = addr.checked_add(usize::try_from(len).ok()?)?;
+    if end == addr {
+        return None;
+    }
+    [MemKind::Device, MemKind::Host].into_iter().find(|k| covered(&spans[slot(*k)], addr, end))
+}
+
+/// Whether contiguous spans of `index` cover `[addr, end)`, `addr < end`.
+fn covered(index: &SpanIndex<usize>, addr: usize, end: usize) -> bool {
+    let mut at = addr;
+    for _ in 0..MERGE_MAX {
+        // A span holding the byte at `at`: it starts at or before it, so no gap is left.
+        let Some(&(_, e, _)) = index.find(at, at + 1) else { return false };
+        if e >= end {
+            return true;
+        }
+        at = e;
+    }
+    false
 }
 
 /// A span of `spans` (device, host) containing `[addr, addr + len)`, device first.
@@ -409,6 +457,29 @@ mod tests {
                 assert_eq!(view.kind_of_range(addr, len), set.kind_of_range(addr, len), "{addr:#x}+{len}");
             }
         }
+    }
+
+    #[test]
+    fn adjacent_registrations_merge_and_gaps_do_not() {
+        let mut s = RegSet::default();
+        s.insert(reg(1, 0x1000, 0x1000, MemKind::Host));
+        s.insert(reg(2, 0x2000, 0x1000, MemKind::Host));
+        s.insert(reg(3, 0x3000, 0x800, MemKind::Host));
+        s.insert(reg(4, 0x4000, 0x1000, MemKind::Host)); // after a gap at [0x3800, 0x4000)
+        s.insert(reg(5, 0x5000, 0x1000, MemKind::Device)); // adjacent, another kind
+        let view = PeerView::of(&s);
+        for set in [&s.kind_of_merged_range(0x1800, 0x1000), &view.kind_of_merged_range(0x1800, 0x1000)] {
+            assert_eq!(*set, Some(MemKind::Host), "across two");
+        }
+        assert_eq!(s.kind_of_range(0x1800, 0x1000), None, "no single registration holds it");
+        assert_eq!(s.kind_of_merged_range(0x1000, 0x2800), Some(MemKind::Host), "across three, to the end");
+        assert_eq!(view.kind_of_merged_range(0x1000, 0x2800), Some(MemKind::Host));
+        assert_eq!(s.kind_of_merged_range(0x3000, 0x1800), None, "across the gap");
+        assert_eq!(s.kind_of_merged_range(0x1000, 0x2801), None, "one byte into the gap");
+        assert_eq!(s.kind_of_merged_range(0x4800, 0x1000), None, "host into device");
+        assert_eq!(s.kind_of_merged_range(0x800, 0x1000), None, "starts before any");
+        assert_eq!(s.kind_of_merged_range(0x1000, 0), None);
+        assert_eq!(s.kind_of_merged_range(usize::MAX - 1, 4), None);
     }
 
     #[test]

@@ -76,9 +76,22 @@ struct Case<'a> {
 
 impl Case<'_> {
     fn check(&self) {
-        for mode in MODES {
-            let o = run_in(mode, self.scenario, self.env);
-            let ctx = || format!("scenario {} in mode {mode:?}\n{}", self.scenario, o.dump());
+        self.check_in(&MODES, false)
+    }
+
+    /// Checked where regcheck's records are whole (its `LD_AUDIT` module loaded, the library
+    /// preloaded or linked: `regcheck run --audit`): for the scenarios whose rejections judge
+    /// by records of earlier calls, which without the module are warnings
+    /// (`rules::rejections_by_records_need_ld_audit`).
+    fn check_audited(&self) {
+        self.check_in(&[Mode::Preload, Mode::Shared], true)
+    }
+
+    fn check_in(&self, modes: &[Mode], audited: bool) {
+        for &mode in modes {
+            let run = with_args(scenarios().run(mode), self.scenario, &format!("{mode:?}"), self.env);
+            let o = if audited { run.audit() } else { run }.run();
+            let ctx = || format!("scenario {} in mode {mode:?} (audited: {audited})\n{}", self.scenario, o.dump());
             assert_eq!(o.code(), Some(0), "{}", ctx());
             let want: Vec<(String, i32)> = self.codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
             assert_eq!(codes(&o), want, "{}", ctx());
@@ -89,6 +102,21 @@ impl Case<'_> {
             assert_eq!(o.sim_calls(call), n, "{call} forwarded count: {}", ctx());
             assert!(!o.stderr.contains("internal failure"), "{}", ctx());
         }
+    }
+}
+
+/// A scenario whose finding is a warning: under regcheck, in every mode, the calls answer as
+/// they do bare (the vendor decides), `rule` is warned about and nothing is rejected.
+fn check_warned_as_bare(scenario: &str, env: &[(&str, &str)], rule: &str, call: &str) {
+    let b = bare(scenario, env);
+    assert_eq!(b.code(), Some(0), "bare: {}", b.dump());
+    for mode in MODES {
+        let o = run_in(mode, scenario, env);
+        let ctx = || format!("scenario {scenario} in mode {mode:?}\n{}\nbare:\n{}", o.dump(), b.dump());
+        assert_eq!(codes(&o), codes(&b), "{}", ctx());
+        assert_eq!(o.sim_calls(call), b.sim_calls(call), "{}", ctx());
+        assert!(o.stderr.contains(&format!("regcheck: warning: [{rule}]")), "{}", ctx());
+        assert!(!o.stderr.contains("regcheck: error"), "{}", ctx());
     }
 }
 

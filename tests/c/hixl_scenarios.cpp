@@ -3,6 +3,7 @@
 // `rc <label> <code>`, plus `value <key> <n>` lines for facts the test checks. Exit 0 unless
 // the scenario itself could not be set up.
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -286,6 +287,20 @@ int Run(const std::string &s) {
     Init(a, kA);
     rc("heap", Reg(a, Heap(kPage), kPage, hixl::MEM_HOST));
     rc("malloc_host", Reg(a, MallocHost(kPage), kPage, hixl::MEM_HOST));
+    a.Finalize();
+  } else if (s == "host_origin_dlsym") {
+    // LMCache-Ascend's shape: host memory from aclrtMallocHost through a handle of its own
+    // (Python's ctypes), then Hixl::RegisterMem(MEM_HOST) through the linker (its module).
+    void *acl = dlopen("libascendcl.so", RTLD_NOW | RTLD_LOCAL);
+    if (acl == nullptr) die("dlopen libascendcl.so");
+    using MallocHostFn = aclError (*)(void **, size_t);
+    auto malloc_host = reinterpret_cast<MallocHostFn>(dlsym(acl, "aclrtMallocHost"));
+    if (malloc_host == nullptr) die("dlsym aclrtMallocHost");
+    void *p = nullptr;
+    if (malloc_host(&p, kPage) != 0) die("aclrtMallocHost through dlsym");
+    Init(a, kA);
+    rc("dlsym_malloc_host", Reg(a, reinterpret_cast<uintptr_t>(p), kPage, hixl::MEM_HOST));
+    rc("heap", Reg(a, Heap(kPage), kPage, hixl::MEM_HOST));
     a.Finalize();
   } else if (s == "roce_950") {
     Options o = Transports("[\"roce:host\"]");

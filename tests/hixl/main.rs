@@ -75,11 +75,25 @@ struct Case<'a> {
 
 impl Case<'_> {
     fn check(&self) -> Vec<Outcome> {
-        MODES
+        self.check_in(&MODES, false)
+    }
+
+    /// Checked where regcheck's records are whole: under its `LD_AUDIT` module, with the
+    /// library preloaded or linked (`-lregcheck`), as `regcheck run --audit` runs a program.
+    /// For the scenarios whose rejections judge by records of C calls (ACL allocations, the
+    /// HixlCS API): without the module those are warnings (tests/hixl/memory.rs,
+    /// `rejections_by_records_need_ld_audit`).
+    fn check_audited(&self) -> Vec<Outcome> {
+        self.check_in(&[Mode::Preload, Mode::Shared], true)
+    }
+
+    fn check_in(&self, modes: &[Mode], audited: bool) -> Vec<Outcome> {
+        modes
             .iter()
             .map(|&mode| {
-                let o = run_in(mode, self.scenario, self.env);
-                let ctx = || format!("scenario {} in mode {mode:?}\n{}", self.scenario, o.dump());
+                let run = with_env(scenarios().run(mode).arg(self.scenario), self.env);
+                let o = if audited { run.audit() } else { run }.run();
+                let ctx = || format!("scenario {} in mode {mode:?} (audited: {audited})\n{}", self.scenario, o.dump());
                 assert_eq!(o.code(), Some(0), "{}", ctx());
                 let want: Vec<(String, u32)> = self.codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
                 assert_eq!(codes(&o), want, "{}", ctx());

@@ -349,8 +349,12 @@ pub fn examine(load_vendor: bool) -> Report {
         (None, _) | (Some(_), None) => "unknown",
         (_, Some(HostRegSupport::Supported)) => "supported",
         (_, Some(HostRegSupport::Conflict(_))) => "conflict",
+        (_, Some(HostRegSupport::DocumentedUnsupported(_))) => "documented unsupported",
         (_, Some(HostRegSupport::Unsupported)) => "unsupported",
     };
+    if let Some(HostRegSupport::DocumentedUnsupported(why)) = product.map(|p| p.host_register) {
+        notes.push(format!("ACL-HOSTREG-PRODUCT warns on this SoC: {why}"));
+    }
     if host_registration == "unsupported" {
         problems.push(Problem {
             what: format!(

@@ -76,6 +76,12 @@ impl Run {
         self
     }
 
+    /// Loads regcheck's `LD_AUDIT` module too (`libregcheck_audit.so` of [`crate::regcheck`]),
+    /// which makes regcheck's records whole: what `regcheck run --audit` does.
+    pub fn audit(self) -> Run {
+        self.env("LD_AUDIT", crate::regcheck().audit)
+    }
+
     /// Sets the timeout (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Run {
         self.timeout = timeout;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::platform::net;
+use crate::rules::Engine;
 
 // --- hixl::Hixl ---------------------------------------------------------------------------
 
@@ -478,6 +479,34 @@ fn transfer_verdict(
     reject_or(rt, call, args, &findings)
 }
 
+/// What the fabric memory engine checks of a transfer's local ranges
+/// (hicann/hixl `src/hixl/fabric_mem/fabric_mem_transfer_service.cc`, `NeedTransLocalAddr`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FabricLocal {
+    /// Nothing: the instance has no host registration, or the first op's local range is
+    /// registered device memory.
+    Unchecked,
+    /// The first op's local range is registered host memory: every local range must lie in
+    /// the host registrations.
+    Host,
+    /// The first op's local range is not registered: the engine asks ACL what it is.
+    Unknown,
+}
+
+fn fabric_local(regs: &RegSet, ops: &[TransferOpDesc]) -> FabricLocal {
+    let Some(first) = ops.first() else { return FabricLocal::Unchecked };
+    if regs.total(MemKind::Host) == 0 {
+        return FabricLocal::Unchecked;
+    }
+    match regs.host_kind_of_range(first.local_addr, first.len as u64) {
+        Some(_) => FabricLocal::Host,
+        None if regs.kind_of_range(first.local_addr, first.len as u64) == Some(MemKind::Device) => {
+            FabricLocal::Unchecked
+        }
+        None => FabricLocal::Unknown,
+    }
+}
+
 /// Judge a transfer against the records: `Some(true)` when no rule finds anything. With
 /// `findings`, they are built there too. `None`: `remote_engine` cannot be read.
 #[inline(always)]
@@ -500,20 +529,33 @@ fn judge_transfer(
                 }
                 _ => None,
             };
+            let engine = inst.and_then(|i| i.engine);
+            let regs = inst.map(|i| &i.regs);
+            let fabric = if engine == Some(Engine::FabricMem) { regs.map(|r| fabric_local(r, ops)) } else { None };
             let facts = XferFacts {
                 state: instance_state(inst),
                 linked,
-                engine: inst.and_then(|i| i.engine),
+                engine,
                 pool: inst.is_some_and(|i| i.options.buffer_pool.stages()),
                 sync,
+                fabric_host: fabric == Some(FabricLocal::Host),
             };
-            let regs = inst.map(|i| &i.regs);
+            // The hixl_cs memory store merges adjacent registrations for its access checks
+            // (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `CheckMergedRegionsAccess`), and
+            // the fabric memory engine translates a range chunk by chunk across them
+            // (`src/hixl/fabric_mem/fabric_mem_transfer_service.cc`,
+            // `AppendRemoteTranslatedOps`; `fabric_mem_memory.cc`, `TranslateLocalHostOpAddrs`):
+            // asked only when no single registration holds a range.
+            let merges = matches!(engine, Some(Engine::HixlCs | Engine::FabricMem));
             // The peer's registrations now: only asked for when a remote range misses the view.
             let peer_now = std::cell::OnceCell::new();
             // Consecutive ops mostly fall in one registration: the last one matched is tried
             // before a look-up (the registrations cannot change while the state is read).
             let last = std::cell::Cell::new(None::<(usize, usize, MemKind)>);
             let local = |a: usize, l: u64| match regs {
+                // The fabric memory engine checks no local range here.
+                Some(_) if fabric == Some(FabricLocal::Unchecked) => Some(MemKind::Device),
+                Some(r) if fabric.is_some() => r.host_kind_of_range(a, l),
                 Some(r) => {
                     if let Some((s, e, k)) = last.get() {
                         if a >= s && usize::try_from(l).ok().and_then(|l| a.checked_add(l)).is_some_and(|end| end <= e)
@@ -525,14 +567,18 @@ fn judge_transfer(
                     if let Some(span) = span.filter(|(_, _, k)| r.span_answers(*k)) {
                         last.set(Some(span));
                     }
-                    span.map(|(_, _, k)| k)
+                    match span {
+                        Some((_, _, k)) => Some(k),
+                        None if merges => r.kind_of_merged_range(a, l),
+                        None => None,
+                    }
                 }
                 // An instance regcheck did not see: nothing to judge by.
                 None => Some(MemKind::Host),
             };
             let remote = |a, l| match view {
                 None => RemoteView::Unknown,
-                Some(v) => match v.kind_of_range(a, l) {
+                Some(v) => match v.kind_of_range(a, l).or_else(|| v.kind_of_merged_range(a, l).filter(|_| merges)) {
                     Some(k) => RemoteView::Registered(k),
                     None if peer_now
                         .get_or_init(|| s.hixl.regs_of_engine(key, name))

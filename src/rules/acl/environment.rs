@@ -24,6 +24,15 @@ pub fn check_product(call: &str, soc: Option<&str>) -> ProductVerdict {
         Some(p) => match p.host_register {
             HostRegSupport::Supported => ProductVerdict::Supported,
             HostRegSupport::Conflict(why) => ProductVerdict::Conflict(why),
+            HostRegSupport::DocumentedUnsupported(why) => ProductVerdict::Unsupported(
+                Finding::new(
+                    RuleId::AclHostregProduct,
+                    "(SoC)",
+                    format!("{soc} is an {} part: {why}", p.display),
+                    "nothing is needed for the runtime of this release; for a product the documentation supports, run on Atlas A2, Atlas A3 or Ascend 950PR/950DT",
+                )
+                .with_action(crate::rules::Action::Warn),
+            ),
             HostRegSupport::Unsupported => ProductVerdict::Unsupported(Finding::new(
                 RuleId::AclHostregProduct,
                 "(SoC)",
@@ -56,11 +65,19 @@ mod tests {
         assert_eq!(check_product("x", None), ProductVerdict::UnknownSoc);
         assert!(matches!(check_product("x", Some("Ascend950DT_9571")), ProductVerdict::Conflict(_)));
         assert!(matches!(check_product("x", Some("Foo")), ProductVerdict::Unlisted(_)));
+        // The training series: the runtime registers (its feature table), the documentation
+        // says no: a warning.
         match check_product("aclrtHostRegisterV2", Some("Ascend910B")) {
             ProductVerdict::Unsupported(f) => {
                 assert_eq!(f.rule, RuleId::AclHostregProduct);
                 assert!(f.problem.contains("training"), "{}", f.problem);
+                assert_eq!(f.action, Some(crate::rules::Action::Warn));
             }
+            other => panic!("{other:?}"),
+        }
+        // The inference series: the runtime refuses (207000), the rule's default applies.
+        match check_product("aclrtHostRegisterV2", Some("Ascend310P3")) {
+            ProductVerdict::Unsupported(f) => assert_eq!(f.action, None),
             other => panic!("{other:?}"),
         }
     }

@@ -147,7 +147,9 @@ pub fn check_locking(a: &RegArgs, locked: Locked, kernel: &KernelFacts) -> Vec<F
         out.push(Finding::new(
             RuleId::AclHostregPinnedLocked,
             "flag",
-            format!("ACL_HOST_REG_PINNED on memory that is already page-locked (it {how})"),
+            format!(
+                "ACL_HOST_REG_PINNED on memory that is already page-locked (it {how}): a driver with the pinned-register feature refuses it, while a runtime that keeps PINNED in its own tables drops the bit and succeeds; regcheck cannot tell which this one does"
+            ),
             "drop ACL_HOST_REG_PINNED and register with ACL_HOST_REG_MAPPED only; PINNED is for malloc/new/mmap memory",
         ));
     }

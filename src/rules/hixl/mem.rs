@@ -298,7 +298,10 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
     // Where the memory comes from.
     match kind {
         MemKind::Host => {
-            if a.api == RegApi::Hixl {
+            // The fabric memory engine registers memory of its own allocator or any VMM
+            // mapping (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`), never
+            // asking for aclrtMallocHost memory.
+            if a.api == RegApi::Hixl && f.engine != Some(Engine::FabricMem) {
                 match f.product.a2_a3() {
                     Some(true) if !f.by_malloc_host => c.findings.push(Finding::new(
                         RuleId::HixlRegHostOrigin,

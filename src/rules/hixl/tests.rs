@@ -571,7 +571,7 @@ fn transfer_clean_agrees_with_the_findings() {
         for linked in [None, Some(true), Some(false)] {
             for engine in engines {
                 for (pool, sync) in [(false, false), (false, true), (true, false), (true, true)] {
-                    let f = XferFacts { state, linked, engine, pool, sync };
+                    let f = XferFacts { state, linked, engine, pool, sync, fabric_host: pool };
                     for ops in lists {
                         for view in views {
                             let remote = |_: usize, _: u64| view;
@@ -600,6 +600,7 @@ fn transfer_rules() {
         engine: Some(Engine::HixlCs),
         pool: false,
         sync: true,
+        fabric_host: false,
     };
     let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
     let regd = |a: usize, n: u64| (a >= 0x1000 && a as u64 + n <= 0x2000).then_some(MemKind::Host);
@@ -644,6 +645,7 @@ fn unregistered_transfers_by_engine() {
         engine: Some(Engine::Comm),
         pool: true,
         sync: true,
+        fabric_host: false,
     };
     let unreg = [op(0x1000, 1, 0x10), op(0x5000, 1, 0x10)];
     let staged = check_transfer("T", b"b", comm, &unreg, regd, none);
@@ -660,8 +662,12 @@ fn unregistered_transfers_by_engine() {
     assert!(mixed[0].problem.contains("one transfer type"), "{}", mixed[0].problem);
     let unknown = check_transfer("T", b"b", XferFacts { engine: None, ..comm }, &unreg, regd, none);
     assert_eq!(unknown[0].action, Some(Action::Warn), "engine unknown: no false rejection");
-    let fabric = check_transfer("T", b"b", XferFacts { engine: Some(Engine::FabricMem), ..comm }, &unreg, regd, none);
-    assert_eq!(fabric[0].action, None);
+    let fabric = XferFacts { engine: Some(Engine::FabricMem), fabric_host: true, ..comm };
+    let translated = check_transfer("T", b"b", fabric, &unreg, regd, none);
+    assert_eq!(translated[0].action, None, "fabric memory translating host ranges: refused");
+    assert!(translated[0].problem.contains("host registrations"), "{}", translated[0].problem);
+    let untold = check_transfer("T", b"b", XferFacts { fabric_host: false, ..fabric }, &unreg, regd, none);
+    assert_eq!(untold[0].action, Some(Action::Warn), "fabric memory, first op not registered: host or device unknown");
     assert!(check_transfer("T", b"b", comm, &[op(0x10000, 1, 0x10), op(0x1000, 1, 0x10)], regd, none).is_empty());
 }
 
@@ -687,6 +693,7 @@ fn remote_ranges_the_link_cannot_see() {
         engine: Some(Engine::HixlCs),
         pool: false,
         sync: true,
+        fabric_host: false,
     };
     assert!(check_transfer("T", b"b", cs, &[op(0x1000, 0x9000, 0x100)], local, remote).is_empty());
     let late = check_transfer("T", b"b", cs, &[op(0x1000, 0xa000, 0x100)], local, remote);

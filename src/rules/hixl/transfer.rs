@@ -24,6 +24,10 @@ pub struct XferFacts {
     pub pool: bool,
     /// `TransferSync` (the comm engine stages only those).
     pub sync: bool,
+    /// Fabric memory engine: the first op's local range is registered host memory, so the
+    /// engine translates every local range through its host registrations. (It checks no
+    /// local range when the first is device memory, or it has no host registration.)
+    pub fabric_host: bool,
 }
 
 /// How the vendor treats a transfer with unregistered local ranges on this configuration.
@@ -52,9 +56,12 @@ pub fn unregistered_outcome(f: &XferFacts, mixed: bool) -> Unregistered {
         ),
         Some(Engine::Comm) => Unregistered::Staged,
         Some(Engine::HixlCs) => Unregistered::Fails("the hixl_cs engine refuses ranges outside registered memory (PARAM_INVALID)"),
-        Some(Engine::FabricMem) => {
-            Unregistered::Fails("the fabric memory engine refuses local ranges outside registered memory (PARAM_INVALID)")
-        }
+        Some(Engine::FabricMem) if f.fabric_host => Unregistered::Fails(
+            "the fabric memory engine translates every local range through its host registrations once the first op's local address is host memory, and refuses one outside them (PARAM_INVALID)",
+        ),
+        // The first op's local address is not registered: the engine asks ACL whether it is
+        // host memory (then the range is refused) or device memory (then nothing is checked).
+        Some(Engine::FabricMem) => Unregistered::Unknown,
         None => Unregistered::Unknown,
     }
 }

@@ -1,0 +1,15 @@
+/*
+ * Stands in for one of the vendor's own libraries that calls ACL itself (as libcann_hixl.so's
+ * hixl_cs engine registers host memory with aclrtHostRegister): built as libllm_datadist.so,
+ * a name regcheck knows as the vendor's. Its calls reach regcheck through its PLT.
+ */
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+/* A registration that breaks a rule (ptr 64 bytes past a page boundary). */
+int vendor_register_misaligned(char *page) { return aclrtHostRegisterV2(page + 64, 4096, ACL_HOST_REG_MAPPED); }
+
+/* A clean registration of a whole page, and its unregistration. */
+int vendor_register(void *page) { return aclrtHostRegisterV2(page, 4096, ACL_HOST_REG_MAPPED); }
+int vendor_unregister(void *page) { return aclrtHostUnregister(page); }
