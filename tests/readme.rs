@@ -55,3 +55,18 @@ fn the_reference_parser_finds_and_refuses() {
     assert!(!has_test(src, "two"));
     assert!(!has_test(src, "three"));
 }
+
+/// "When regcheck can be sure" names every rule that judges by records of ACL calls: the ones
+/// that reject only under `LD_AUDIT`.
+#[test]
+fn the_rules_that_need_ld_audit_are_named() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("### When regcheck can be sure").expect("the section");
+    let section = &readme[start..];
+    let section = &section[..section[4..].find("\n#").map_or(section.len(), |e| e + 4)];
+    for r in regcheck::rules::CATALOGUE {
+        let named = section.contains(&format!("`{}`", r.name));
+        let needs = r.id.records() == regcheck::rules::Records::Acl;
+        assert_eq!(named, needs, "{}: named {named}, needs LD_AUDIT {needs}", r.name);
+    }
+}

@@ -769,22 +769,35 @@ pub fn catalogue_markdown() -> String {
     out.push_str("does\" gives the code that decides it (repository, path, function), or \"documentation only\"\n");
     out.push_str("where that code is closed. HIXL rules may differ by engine (`warn (fabric_mem: error)`): see\n");
     out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
+    out.push_str("A rejection needs certainty. \"Rejects with\" says what regcheck must see of the process to\n");
+    out.push_str("reject: `LD_PRELOAD` alone (or linking) for rules that judge the call and the platform, and\n");
+    out.push_str("the `hixl::Hixl` members' own records; `LD_AUDIT` too (`regcheck run --audit`) for rules that\n");
+    out.push_str("judge by records of C calls (ACL allocations and registrations, the HixlCS API), which a caller\n");
+    out.push_str("can make through `ctypes` or `dlsym`, unseen. Without it such a finding is a warning that says\n");
+    out.push_str("so, and the vendor answers the call.\n\n");
     for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
-            "| ID | # | default | code on rejection | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|\n",
+            "| ID | # | default | code on rejection | rejects with | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|\n",
         );
         for r in CATALOGUE.iter().filter(|r| r.family == family) {
             let code = match r.code {
                 Some(c) => format!("{c} `{}`", crate::codes::name(c)),
                 None => "-".to_string(),
             };
+            let sure = match r.id.records() {
+                super::Records::None => "`LD_PRELOAD`",
+                super::Records::Hixl if r.calls.contains("HixlCS") => "`LD_PRELOAD` (HixlCS calls: `LD_AUDIT`)",
+                super::Records::Hixl => "`LD_PRELOAD`",
+                super::Records::Acl => "`LD_AUDIT`",
+            };
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.name,
                 r.id as u32,
                 r.default_text(),
                 code,
+                sure,
                 r.calls,
                 r.summary,
                 r.vendor
