@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "acl/acl_log.h"
 #include "aclsim.h"
 #include "check.h"
 
@@ -261,6 +262,40 @@ int main(void) {
     /* the vendor's message (api_error.cc ApiErrorDecorator::HostUnregister, EE1018) */
     EXPECT_TRUE(msg != NULL && strstr(msg, "Unregistering host memory failed") != NULL &&
                 strstr(msg, "ErrorCode=EE1018") != NULL);
+
+    /* ---- the flag message (api_error.cc ApiErrorDecorator::HostRegisterV2, EE1011) ---- */
+    EXPECT_EQ(aclrtHostRegisterV2(buf, page, 0x1), ACL_ERROR_RT_PARAM_INVALID);
+    msg = aclGetRecentErrMsg();
+    EXPECT_TRUE(msg != NULL && strstr(msg, "Value 1 for parameter flag is invalid") != NULL &&
+                strstr(msg, "ErrorCode=EE1011") != NULL);
+
+    /* ---- pointer attributes, host-map capabilities ---- */
+    aclrtPtrAttributes pa;
+    void *dmem = NULL;
+    EXPECT_EQ(aclrtMalloc(&dmem, 4096, ACL_MEM_MALLOC_HUGE_ONLY), ACL_SUCCESS);
+    EXPECT_EQ(aclrtPointerGetAttributes(dmem, &pa), ACL_SUCCESS);
+    EXPECT_EQ(pa.location.type, ACL_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(pa.pageSize, 2 << 20);
+    EXPECT_EQ(aclrtFree(dmem), ACL_SUCCESS);
+    EXPECT_EQ(aclrtPointerGetAttributes(host, &pa), ACL_SUCCESS);
+    EXPECT_EQ(pa.location.type, ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT_EQ(aclrtPointerGetAttributes(buf, &pa), ACL_SUCCESS);
+    EXPECT_EQ(pa.location.type, ACL_MEM_LOCATION_TYPE_UNREGISTERED);
+    EXPECT_EQ(aclrtPointerGetAttributes(buf, NULL), ACL_ERROR_INVALID_PARAM);
+    aclrtHostMemMapCapability cap = ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED;
+    EXPECT_EQ(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_PCIEDMA, &cap), ACL_SUCCESS);
+    EXPECT_EQ(cap, ACL_RT_HOST_MEM_MAP_SUPPORTED);
+    EXPECT_EQ(aclrtHostMemMapCapabilities(0, (aclrtHacType)10, &cap), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostMemMapCapabilities(99, ACL_RT_HAC_TYPE_AIC, &cap), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_EQ(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_AIC, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* ---- what libcann_hixl.so asks (hicann/hixl src/hixl/common/hixl_log.h) ---- */
+    int32_t rtver = 0;
+    EXPECT_EQ(aclsysGetVersionNum((char *)"runtime", &rtver), ACL_SUCCESS);
+    EXPECT_EQ(rtver, 80500000); /* ACLSIM_CANN_VERSION 8.5.0: below 9.2.0's 90200000 */
+    EXPECT_EQ(acllogCheckDebugLevel(0, 3), 1);
+    EXPECT_EQ(acllogCheckDebugLevel(0, 1), 0);
+    acllogRecord(0, 3, "%s", "not printed without ASCEND_SLOG_PRINT_TO_STDOUT=1");
 
     /* ---- call counters ---- */
     aclsimResetCallCounts();
