@@ -14,7 +14,10 @@ extern "C" {
 
 /* Number of calls the simulator received for the API `name` in this process
  * (ACL names such as "aclrtHostRegisterV2", HIXL names such as "Hixl::RegisterMem"
- * or "HixlCSClientConnect"). NULL or unknown name: 0. */
+ * or "HixlCSClientConnect"), and the simulated driver's calls "halHostRegister",
+ * "halHostUnregister" (driver path), "halHostUnregisterEx" (runtime-table path),
+ * "halMemHostGetDevPointer" (made by the runtime, as the vendor's makes
+ * them). NULL or unknown name: 0. */
 uint64_t aclsimGetCallCount(const char *name);
 
 /* Sets every call counter back to 0. */
@@ -55,6 +58,27 @@ void aclsimNoteCall(const char *name, const char *args, long long code);
 /* Internal: 1 when ACLSIM_TRACE=1 (read once, at the simulator's first call), else 0; lets
  * libcann_hixl.so format a trace line's arguments only when it will be printed. */
 int aclsimTraceEnabled(void);
+
+/* Queues one answer for the next call of an internal function of the simulated runtime or
+ * driver, so that a program can set up what the vendor's unit tests set up with mocks. `call`:
+ * a runtime function ("rtsHostRegister", "rtHostRegisterV2", "rtsHostUnregister",
+ * "rtHostGetDevicePointer", "rtsMallocHost", "rtFreeHost", "rtsPointerGetAttributes",
+ * "rtHostMemMapCapabilities", "rtDeviceResetForce", "rtDeviceReset"): `code` is the ACL code it returns, after
+ * the ACL layer's own checks, instead of running (0: success, outputs untouched); or a driver
+ * function ("halHostRegister", "halHostUnregister", "halMemHostGetDevPointer",
+ * "halHostRegisterCapabilities"): `code` is the driver's error (DRV_ERROR_*: 3 invalid value,
+ * 7 internal, 11 not exist, 13 busy, 0xfffe not support), mapped as the vendor's runtime maps
+ * it; 0 is a driver that accepts without checking (a registration's device address is then its
+ * host address). Several answers for one name are used in order. Returns 0, or -1 for an
+ * unknown name. */
+int aclsimInjectAnswer(const char *call, int32_t code);
+
+/* The same answer for every later call of `call` (a mock's `.stubs().will(returnValue(code))`),
+ * used once the queued answers of that name are used up. Returns 0, or -1 for an unknown name. */
+int aclsimStubAnswer(const char *call, int32_t code);
+
+/* Drops every queued and standing answer. */
+void aclsimClearAnswers(void);
 
 #ifdef __cplusplus
 }

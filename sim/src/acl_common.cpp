@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "acl_internal.h"
+#include "aclsim.h"
 #include "sim_format.h"
 
 namespace aclsim {
@@ -119,6 +120,11 @@ aclError fail(aclError code, const char *api, const std::string &why) {
     return code;
 }
 
+aclError fail_raw(aclError code, const std::string &msg) {
+    t_err = msg;
+    return code;
+}
+
 const char *intern(const std::string &s) {
     std::lock_guard<std::mutex> g(g_mu);
     return st().interned.insert(s).first->c_str();
@@ -187,13 +193,15 @@ Family soc_family(const char *soc) {
     return Family::Unknown;
 }
 
-// Host registration is supported on A2, A3, 950PR and 950DT (the later API reference);
-// an unknown SoC string is treated as supported.
+// Host registration is a per-chip feature (RT_FEATURE_MEM_HOST_REGISTER in the vendor's
+// src/runtime/config/*/dev_info_reg.cc): the cloud chip (training series, config/cloud), A2/A3
+// (config/910_B_93) and the 950 parts (config/950) have it; the inference parts (config/dc) and
+// the 200I/500 A2 parts (config/mini_v3) do not. The code wins over the product documentation,
+// which lists the training series as unsupported. An unknown SoC string is treated as supported.
 bool soc_supports_host_register() {
     switch (soc_family(soc_name_raw())) {
         case Family::A200I500A2:
         case Family::Inference:
-        case Family::Training:
             return false;
         default:
             return true;
@@ -268,6 +276,124 @@ bool kernel_is_old(const std::string &rel, const std::string &thr) {
     }
     return true;
 }
+
+
+bool driver_at_least(unsigned major, unsigned minor) {
+    const char *e = getenv("ACLSIM_DRIVER_VERSION");
+    unsigned long ma = 0, mi = 0;
+    if (sscanf(e != nullptr ? e : "25.3.rc1", "%lu.%lu", &ma, &mi) < 2) return false;
+    return ma > major || (ma == major && mi >= minor);
+}
+
+namespace {
+// "1"/"0" forces a driver feature; anything else (unset): the default.
+bool feature_setting(const char *name, bool dflt) {
+    const char *e = getenv(name);
+    if (e != nullptr && strcmp(e, "1") == 0) return true;
+    if (e != nullptr && strcmp(e, "0") == 0) return false;
+    return dflt;
+}
+}  // namespace
+
+bool pin_register_supported() { return feature_setting("ACLSIM_PIN_REGISTER", driver_at_least(26, 0)); }
+
+// Default: with the pinned-register feature (a driver path without the query would lose every
+// device pointer: the runtime's tables are empty there).
+bool devptr_query_supported() { return feature_setting("ACLSIM_DEVPTR_QUERY", pin_register_supported()); }
+
+// ---------------------------------------------------------------------------------------------
+// Injected answers: a queue per internal call name. `g_any_answer` keeps the common path (no
+// injection ever) free of the lock.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+std::mutex g_answer_mu;
+std::atomic<bool> g_any_answer{false};
+std::map<std::string, std::vector<int32_t>> &answers() {
+    static auto *m = new std::map<std::string, std::vector<int32_t>>;
+    return *m;
+}
+std::map<std::string, int32_t> &stubs() {
+    static auto *m = new std::map<std::string, int32_t>;
+    return *m;
+}
+const char *const kInjectable[] = {
+    "rtsHostRegister",         "rtHostRegisterV2",   "rtsHostUnregister",        "rtHostGetDevicePointer",
+    "rtsMallocHost",           "rtFreeHost",         "rtsPointerGetAttributes",  "rtHostMemMapCapabilities",
+    "rtDeviceResetForce",      "rtDeviceReset",      "halHostRegister",    "halHostUnregister",        "halMemHostGetDevPointer",
+    "halHostRegisterCapabilities",
+};
+}  // namespace
+
+bool take_answer(const char *call, int32_t *code) {
+    if (!g_any_answer.load(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> g(g_answer_mu);
+    auto it = answers().find(call);
+    if (it == answers().end() || it->second.empty()) {
+        auto k = stubs().find(call);
+        if (k == stubs().end()) return false;
+        *code = k->second;
+        return true;
+    }
+    *code = it->second.front();
+    it->second.erase(it->second.begin());
+    return true;
+}
+
+bool runtime_answer(const char *call, const char *api, aclError *rc) {
+    int32_t code = 0;
+    if (!take_answer(call, &code)) return false;
+    *rc = code;
+    if (code != ACL_SUCCESS) fail(code, api, fmt("%s answered %d (injected)", call, code));
+    return true;
+}
+
+aclError drv_to_acl(int32_t drv) {
+    switch (drv) {
+        case 0:
+            return ACL_SUCCESS;
+        case kDrvInvalidValue:
+            return ACL_ERROR_RT_PARAM_INVALID;
+        case 6:  // DRV_ERROR_OUT_OF_MEMORY
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        case kDrvNotSupport:
+            return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        default:
+            return ACL_ERROR_RT_DRV_INTERNAL_ERROR;
+    }
+}
+
+}  // namespace aclsim
+
+namespace aclsim {
+namespace {
+int add_answer(const char *call, int32_t code, bool sticky) {
+    if (call == nullptr) return -1;
+    bool known = false;
+    for (const char *k : kInjectable) known = known || strcmp(k, call) == 0;
+    if (!known) return -1;
+    std::lock_guard<std::mutex> g(g_answer_mu);
+    if (sticky)
+        stubs()[call] = code;
+    else
+        answers()[call].push_back(code);
+    g_any_answer.store(true, std::memory_order_release);
+    return 0;
+}
+}  // namespace
+}  // namespace aclsim
+
+extern "C" int aclsimInjectAnswer(const char *call, int32_t code) { return aclsim::add_answer(call, code, false); }
+
+extern "C" int aclsimStubAnswer(const char *call, int32_t code) { return aclsim::add_answer(call, code, true); }
+
+extern "C" void aclsimClearAnswers(void) {
+    std::lock_guard<std::mutex> g(aclsim::g_answer_mu);
+    aclsim::answers().clear();
+    aclsim::stubs().clear();
+}
+
+namespace aclsim {
 
 
 // ---------------------------------------------------------------------------------------------

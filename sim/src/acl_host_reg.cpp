@@ -193,86 +193,294 @@ bool range_mlocked(uintptr_t base, uint64_t size) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host registration core (shared by V1 and V2)
+// The simulated driver (halHostRegister, halHostUnregister, halMemHostGetDevPointer as the
+// vendor's NpuDriver calls them, src/runtime/driver/npu_driver_mem.cc). Each takes one injected
+// answer (aclsimInjectAnswer) first: a driver error is mapped as the runtime maps it; 0 is a
+// driver that accepts without looking (the vendor's unit-test stubs: the device address is the
+// host address).
 // ---------------------------------------------------------------------------------------------
 
-aclError do_register(const char *api, void *ptr, uint64_t size, uint32_t flags, void **dev_out) {
-    int32_t dev = current_device();
-    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
-    if (!soc_supports_host_register()) {
-        const char *soc = soc_name_raw();
-        return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
-                    fmt("host memory registration is not supported on %s", soc ? soc : "(unknown SoC)"));
-    }
+constexpr uint32_t kMapFlags = ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY;
 
-    // ---- the "driver" ----
+aclError not_supported(const char *api) {
+    const char *soc = soc_name_raw();
+    return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                fmt("host memory registration is not supported on %s", soc ? soc : "(unknown SoC)"));
+}
+
+// The driver's view of a range in an aclrtMapMem mapping: its header says host registration does
+// not support VMM addresses (pkg_inc/driver/ascend_hal_base.h); the HIXL samples' README says HDK
+// 26.0 manages the host memory of the fabric-memory scenario (VMM memory located on the host)
+// with the ACL calls. Empty when the range is not VMM memory or may be registered.
+std::string vmm_refusal(uintptr_t base, uint64_t size) {
+    std::lock_guard<std::mutex> g(g_mu);
+    auto &m = st().vm_maps;
+    auto it = m.upper_bound(base + size - 1);
+    if (it == m.begin()) return std::string();
+    --it;
+    if (it->first + it->second.size <= base) return std::string();
+    bool host = it->second.phys->location_type == ACL_MEM_LOCATION_TYPE_HOST;
+    if (host && driver_at_least(26, 0)) return std::string();
+    return fmt("the range is VMM memory mapped with aclrtMapMem (%s-located), which host registration does not "
+               "support with driver %s",
+               host ? "host" : "device", host ? "below 26.0" : "of any version");
+}
+
+aclError drv_host_register(const char *api, void *ptr, uint64_t size, uint32_t flags, int32_t dev, uintptr_t *dev_out) {
+    if (!soc_supports_host_register()) return not_supported(api);
+    ACLSIM_COUNT("halHostRegister");
     uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
-    size_t page = host_page_size();
-    if (base % page != 0)
-        return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
-                    fmt("driver error: %p is not aligned to the host page size %zu", ptr, page));
-    if (base + size < base)
-        return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api, "driver error: the range wraps the address space");
-    std::string why;
-    if (!driver_range_ok(base, size, why)) return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api, "driver error: " + why);
-
-    bool from_malloc_host;
-    {
-        std::lock_guard<std::mutex> g(g_mu);
-        const Registration *o = find_overlap_locked(dev, base, size);
-        if (o != nullptr) {
-            uintptr_t ob = o->base;
-            uint64_t os = o->size;
-            return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api,
-                        fmt("range overlaps the registration 0x%llx+%llu on device %d",
-                            static_cast<unsigned long long>(ob), static_cast<unsigned long long>(os), dev));
+    int32_t forced = 0;
+    bool stub = take_answer("halHostRegister", &forced);
+    if (stub && forced != 0) {
+        // BUSY means "registered already" here (NpuDriver::HostRegister)
+        aclError rc = forced == kDrvBusy ? ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED : drv_to_acl(forced);
+        return fail(rc, api, fmt("driver error %d (injected)", forced));
+    }
+    bool mapped = (flags & kMapFlags) != 0;
+    if (!stub) {
+        size_t page = host_page_size();
+        if (base % page != 0)
+            return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
+                        fmt("driver error: %p is not aligned to the host page size %zu", ptr, page));
+        if (base + size < base)
+            return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api, "driver error: the range wraps the address space");
+        std::string why = vmm_refusal(base, size);
+        if (!why.empty()) return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api, "driver error: " + why);
+        if (!driver_range_ok(base, size, why))
+            return fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api, "driver error: " + why);
+        bool from_malloc_host;
+        {
+            std::lock_guard<std::mutex> g(g_mu);
+            if (const Registration *o = find_overlap_locked(dev, base, size)) {
+                uintptr_t ob = o->base;
+                uint64_t os = o->size;
+                return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api,
+                            fmt("driver busy: range overlaps the registration 0x%llx+%llu on device %d",
+                                static_cast<unsigned long long>(ob), static_cast<unsigned long long>(os), dev));
+            }
+            from_malloc_host = in_malloc_host_locked(base, size);
         }
-        from_malloc_host = in_malloc_host_locked(base, size);
+        if ((flags & ACL_HOST_REG_PINNED) != 0 && from_malloc_host)
+            return fail(ACL_ERROR_RT_PARAM_INVALID, api,
+                        "driver error: ACL_HOST_REG_PINNED on memory that is already page-locked");
+        std::string rel = kernel_release();
+        std::string thr = pageable_kernel_max();
+        if (kernel_is_old(rel, thr) && !from_malloc_host && !range_mlocked(base, size)) {
+            write_stderr(fmt("aclsim: simulated driver exception: kernel %s (<= %s) cannot register "
+                             "non-page-locked memory %p+%llu\n",
+                             rel.c_str(), thr.c_str(), ptr, static_cast<unsigned long long>(size)));
+            abort();
+        }
     }
-    if ((flags & ACL_HOST_REG_PINNED) != 0 && from_malloc_host)
-        return fail(ACL_ERROR_RT_PARAM_INVALID, api, "ACL_HOST_REG_PINNED on memory that is already page-locked");
-
-    std::string rel = kernel_release();
-    std::string thr = pageable_kernel_max();
-    if (kernel_is_old(rel, thr) && !from_malloc_host && !range_mlocked(base, size)) {
-        write_stderr(fmt("aclsim: simulated driver exception: kernel %s (<= %s) cannot register "
-                         "non-page-locked memory %p+%llu\n",
-                         rel.c_str(), thr.c_str(), ptr, static_cast<unsigned long long>(size)));
-        abort();
-    }
-
     uintptr_t dev_addr = 0;
-    if ((flags & ACL_HOST_REG_MAPPED) != 0) {
-        dev_addr = take_device_address(size);
+    if (mapped) {
+        dev_addr = stub ? base : take_device_address(size);
         if (dev_addr == 0) return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "cannot reserve a device address range");
     }
     std::lock_guard<std::mutex> g(g_mu);
-    if (find_overlap_locked(dev, base, size) != nullptr)  // lost a race with another thread
-        return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api, "range overlaps a registration");
-    Registration r{base, size, flags, dev_addr};
-    st().regs[dev][base] = r;
-    if (dev_out != nullptr) *dev_out = reinterpret_cast<void *>(r.dev_addr);
+    if (!stub && find_overlap_locked(dev, base, size) != nullptr)  // lost a race with another thread
+        return fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, api, "driver busy: range overlaps a registration");
+    st().regs[dev][base] = Registration{base, size, flags, dev_addr};
+    *dev_out = dev_addr;
     return ACL_SUCCESS;
 }
 
+aclError drv_host_unregister(const char *api, void *ptr, int32_t dev) {
+    if (!soc_supports_host_register()) return not_supported(api);
+    // the runtime calls halHostUnregister on the driver path, halHostUnregisterEx on the other
+    if (pin_register_supported())
+        ACLSIM_COUNT("halHostUnregister");
+    else
+        ACLSIM_COUNT("halHostUnregisterEx");
+    uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
+    int32_t forced = 0;
+    bool stub = take_answer("halHostUnregister", &forced);
+    bool erased;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto dit = st().regs.find(dev);
+        erased = dit != st().regs.end() && dit->second.erase(base) != 0;
+    }
+    int32_t drv = stub ? forced : (erased ? 0 : kDrvNotExist);
+    if (drv == 0) return ACL_SUCCESS;
+    aclError rc = drv == kDrvNotExist ? ACL_ERROR_HOST_MEMORY_NOT_REGISTERED : drv_to_acl(drv);
+    return fail(rc, api, fmt("driver: %p is not the base of a registration on device %d", ptr, dev));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runtime (ApiErrorDecorator and ApiImpl of src/runtime/api/impl/api_error.cc, api_impl.cc):
+// the driver path when the driver has the pinned-register feature, else the runtime's own
+// process-wide tables (register_memory.cc).
+// ---------------------------------------------------------------------------------------------
+
+const char kEE1018Register[] =
+    "Host memory address registration failed. Reason: The memory range has already been registered. "
+    "ErrorCode=EE1018.";
+const char kEE1018Unregister[] =
+    "Unregistering host memory failed. Reason: The host pointer has not been registered for device memory "
+    "mapping. ErrorCode=EE1018.";
+
+
+bool overlaps_rt_tables_locked(uintptr_t base, uint64_t size) {
+    State &s = st();
+    uintptr_t last = base + size - 1;
+    auto hit = [&](uintptr_t k, uint64_t len) { return k <= last && k + len - 1 >= base; };
+    auto p = s.rt_pinned.upper_bound(last);
+    if (p != s.rt_pinned.begin() && hit(std::prev(p)->first, std::prev(p)->second)) return true;
+    auto m = s.rt_mapped.upper_bound(last);
+    if (m != s.rt_mapped.begin() && hit(std::prev(m)->first, std::prev(m)->second.first)) return true;
+    return false;
+}
+
+aclError rt_host_register_v2(const char *api, void *ptr, uint64_t size, uint32_t flag) {
+    aclError rc = ACL_SUCCESS;
+    if (runtime_answer("rtHostRegisterV2", api, &rc)) return rc;
+    const uint32_t valid = kMapFlags | ACL_HOST_REG_PINNED;
+    if ((flag & valid) == 0 || (flag & ~valid) != 0)
+        return fail_raw(ACL_ERROR_RT_PARAM_INVALID,
+                        fmt("Host memory address registration failed. Value %u for parameter flag is invalid. "
+                            "Reason: The valid flag is an OR combination of RT_MEM_HOST_REGISTER_MAPPED(0x2U), "
+                            "RT_MEM_HOST_REGISTER_IOMEMORY(0x4U), RT_MEM_HOST_REGISTER_READONLY(0x8U), and "
+                            "RT_MEM_HOST_REGISTER_PINNED(0x10000000U). ErrorCode=EE1011.",
+                            flag));
+    int32_t dev = current_device();
+    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
+    uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
+    uintptr_t dev_addr = 0;
+    if (pin_register_supported()) {
+        rc = drv_host_register(api, ptr, size, flag, dev, &dev_addr);
+    } else {
+        {
+            std::lock_guard<std::mutex> g(g_mu);
+            if (overlaps_rt_tables_locked(base, size)) rc = ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+        }
+        if (rc == ACL_SUCCESS && (flag & kMapFlags) != 0) {
+            rc = drv_host_register(api, ptr, size, flag & ~ACL_HOST_REG_PINNED, dev, &dev_addr);
+            if (rc == ACL_SUCCESS) {
+                std::lock_guard<std::mutex> g(g_mu);
+                st().rt_mapped.emplace(base, std::make_pair(size, dev_addr));
+            }
+        }
+        if (rc == ACL_SUCCESS && (flag & ACL_HOST_REG_PINNED) != 0) {
+            std::lock_guard<std::mutex> g(g_mu);
+            st().rt_pinned.emplace(base, size);
+        }
+    }
+    if (rc == ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED) fail_raw(rc, kEE1018Register);
+    return rc;
+}
+
+aclError rt_host_register(const char *api, void *ptr, uint64_t size, uint32_t type, void **devPtr) {
+    aclError rc = ACL_SUCCESS;
+    if (runtime_answer("rtsHostRegister", api, &rc)) return rc;
+    if ((type & ~uint32_t{ACL_HOST_REGISTER_IOMEMORY | ACL_HOST_REGISTER_READONLY}) != 0)
+        return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                    fmt("type %u is not supported: valid types are combinations of 4 and 8, or 0", type));
+    int32_t dev = current_device();
+    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
+    uintptr_t dev_addr = 0;
+    rc = drv_host_register(api, ptr, size, ACL_HOST_REG_MAPPED | type, dev, &dev_addr);
+    if (rc != ACL_SUCCESS) return rc;
+    if (!pin_register_supported()) {
+        std::lock_guard<std::mutex> g(g_mu);
+        st().rt_mapped.emplace(reinterpret_cast<uintptr_t>(ptr), std::make_pair(size, dev_addr));
+    }
+    *devPtr = reinterpret_cast<void *>(dev_addr);
+    return ACL_SUCCESS;
+}
+
+aclError rt_host_unregister(const char *api, void *ptr) {
+    aclError rc = ACL_SUCCESS;
+    if (runtime_answer("rtsHostUnregister", api, &rc)) return rc;
+    int32_t dev = current_device();
+    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
+    uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
+    if (pin_register_supported()) {
+        rc = drv_host_unregister(api, ptr, dev);
+    } else {
+        bool is_mapped, is_pinned;
+        {
+            std::lock_guard<std::mutex> g(g_mu);
+            is_mapped = st().rt_mapped.count(base) != 0;
+            is_pinned = st().rt_pinned.count(base) != 0;
+        }
+        if (is_mapped) {
+            rc = drv_host_unregister(api, ptr, dev);
+            if (rc == ACL_SUCCESS) {
+                std::lock_guard<std::mutex> g(g_mu);
+                st().rt_mapped.erase(base);
+            }
+        }
+        if (rc == ACL_SUCCESS && is_pinned) {
+            std::lock_guard<std::mutex> g(g_mu);
+            st().rt_pinned.erase(base);
+        }
+        if (!is_mapped && !is_pinned) rc = ACL_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    }
+    if (rc == ACL_ERROR_HOST_MEMORY_NOT_REGISTERED) fail_raw(rc, kEE1018Unregister);
+    return rc;
+}
+
+aclError not_mapped(void *pHost) {
+    return fail_raw(ACL_ERROR_RT_PARAM_INVALID,
+                    fmt("Obtaining the on-device memory pointer based on the on-host virtual address failed. Value "
+                        "%#llx for parameter pHost is invalid. Reason: The host pointer has not been registered for "
+                        "device address mapping. ErrorCode=EE1011.",
+                        static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pHost))));
+}
+
+aclError rt_host_get_device_pointer(const char *api, void *pHost, void **pDevice) {
+    aclError rc = ACL_SUCCESS;
+    if (runtime_answer("rtHostGetDevicePointer", api, &rc)) return rc;
+    int32_t dev = current_device();
+    if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
+    uintptr_t p = reinterpret_cast<uintptr_t>(pHost);
+    if (devptr_query_supported()) {
+        ACLSIM_COUNT("halMemHostGetDevPointer");
+        int32_t forced = 0;
+        if (take_answer("halMemHostGetDevPointer", &forced)) {
+            if (forced == kDrvNotExist) return not_mapped(pHost);
+            if (forced == 0) return ACL_SUCCESS;
+            return fail(drv_to_acl(forced), api, fmt("driver error %d (injected)", forced));
+        }
+        std::lock_guard<std::mutex> g(g_mu);
+        const Registration *r = find_containing_locked(dev, p);
+        if (r != nullptr && r->dev_addr != 0) {
+            *pDevice = reinterpret_cast<void *>(r->dev_addr + (p - r->base));
+            return ACL_SUCCESS;
+        }
+    } else {
+        // the runtime's table, looked up by the registration's base address only
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = st().rt_mapped.find(p);
+        if (it != st().rt_mapped.end()) {
+            *pDevice = reinterpret_cast<void *>(it->second.second);
+            return ACL_SUCCESS;
+        }
+        *pDevice = nullptr;
+    }
+    return not_mapped(pHost);
+}
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The ACL layer (src/acl/aclrt_impl/memory.cpp): argument checks, then the runtime.
+// ---------------------------------------------------------------------------------------------
 
 extern "C" {
 
 aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag) {
     static const char api[] = "aclrtHostRegisterV2";
     ACLSIM_COUNT(api);
-    const uint32_t known = ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
     aclError rc;
     if (ptr == nullptr)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL");
     else if (size == 0)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
-    else if (flag == 0 || (flag & ~known) != 0)
-        rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("invalid flag 0x%x", flag));
     else
-        rc = do_register(api, ptr, size, flag, nullptr);
+        rc = rt_host_register_v2(api, ptr, size, flag);
     ACLSIM_TRACE(api, fmt("%p, %llu, 0x%x", ptr, static_cast<unsigned long long>(size), flag), rc);
     return rc;
 }
@@ -284,14 +492,12 @@ aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
     aclError rc;
     if (ptr == nullptr)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL");
-    else if (size == 0)
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
     else if (devPtr == nullptr)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, "devPtr is NULL");
-    else if (t != 0 && t != 4 && t != 8 && t != 12)
-        rc = fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, fmt("unsupported type %u", t));
+    else if (size == 0)
+        rc = fail(ACL_ERROR_INVALID_PARAM, api, "size is 0");
     else
-        rc = do_register(api, ptr, size, ACL_HOST_REG_MAPPED, devPtr);
+        rc = rt_host_register(api, ptr, size, t, devPtr);
     ACLSIM_TRACE(api,
           fmt("%p, %llu, %u, %p", ptr, static_cast<unsigned long long>(size), t, static_cast<void *>(devPtr)), rc);
     return rc;
@@ -300,26 +506,7 @@ aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
 aclError aclrtHostUnregister(void *ptr) {
     static const char api[] = "aclrtHostUnregister";
     ACLSIM_COUNT(api);
-    aclError rc = ACL_SUCCESS;
-    if (ptr == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL");
-    } else if (current_device() < 0) {
-        rc = ACL_ERROR_RT_CONTEXT_NULL;
-    } else if (!soc_supports_host_register()) {
-        rc = fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "host memory registration is not supported on this SoC");
-    } else {
-        std::lock_guard<std::mutex> g(g_mu);
-        if (!ctx_valid_locked(t_ctx)) {
-            rc = ACL_ERROR_RT_CONTEXT_NULL;
-        } else {
-            auto dit = st().regs.find(t_ctx->device);
-            if (dit == st().regs.end() || dit->second.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
-                rc = ACL_ERROR_HOST_MEMORY_NOT_REGISTERED;
-        }
-    }
-    if (rc == ACL_ERROR_RT_CONTEXT_NULL) fail(rc, api, "no current context on the calling thread");
-    if (rc == ACL_ERROR_HOST_MEMORY_NOT_REGISTERED)
-        fail(rc, api, fmt("%p is not the base of a registration on the current device", ptr));
+    aclError rc = ptr == nullptr ? fail(ACL_ERROR_INVALID_PARAM, api, "ptr is NULL") : rt_host_unregister(api, ptr);
     ACLSIM_TRACE(api, fmt("%p", ptr), rc);
     return rc;
 }
@@ -327,29 +514,13 @@ aclError aclrtHostUnregister(void *ptr) {
 aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag) {
     static const char api[] = "aclrtHostGetDevicePointer";
     ACLSIM_COUNT(api);
-    aclError rc = ACL_SUCCESS;
-    if (pHost == nullptr || pDevice == nullptr) {
+    aclError rc;
+    if (pHost == nullptr || pDevice == nullptr)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, pHost ? "pDevice is NULL" : "pHost is NULL");
-    } else if (flag != 0) {
+    else if (flag != 0)
         rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("flag must be 0, got %u", flag));
-    } else {
-        std::lock_guard<std::mutex> g(g_mu);
-        if (!ctx_valid_locked(t_ctx)) {
-            rc = ACL_ERROR_RT_CONTEXT_NULL;
-        } else {
-            uintptr_t p = reinterpret_cast<uintptr_t>(pHost);
-            const Registration *r = find_containing_locked(t_ctx->device, p);
-            if (r == nullptr || (r->flags & ACL_HOST_REG_MAPPED) == 0) {
-                *pDevice = nullptr;
-                rc = ACL_ERROR_RT_PARAM_INVALID;
-            } else {
-                *pDevice = reinterpret_cast<void *>(r->dev_addr + (p - r->base));
-            }
-        }
-    }
-    if (rc == ACL_ERROR_RT_CONTEXT_NULL) fail(rc, api, "no current context on the calling thread");
-    if (rc == ACL_ERROR_RT_PARAM_INVALID)
-        fail(rc, api, fmt("%p is not inside a registration made with ACL_HOST_REG_MAPPED", pHost));
+    else
+        rc = rt_host_get_device_pointer(api, pHost, pDevice);
     ACLSIM_TRACE(api, fmt("%p, %p, %u", pHost, static_cast<void *>(pDevice), flag), rc);
     return rc;
 }

@@ -80,7 +80,12 @@ struct State {
     std::set<Context *> contexts;              // every context ever created (never freed)
     std::map<uintptr_t, Allocation> host_allocs;  // aclrtMallocHost base -> allocation
     std::map<uintptr_t, Allocation> dev_allocs;   // aclrtMalloc base -> allocation
-    std::map<int32_t, std::map<uintptr_t, Registration>> regs;  // device -> base -> registration
+    // The simulated driver's registrations: device -> base -> registration.
+    std::map<int32_t, std::map<uintptr_t, Registration>> regs;
+    // The runtime's own process-wide tables (register_memory.cc), used when the driver lacks
+    // the pinned-register feature: base -> size, and base -> {size, device address}.
+    std::map<uintptr_t, uint64_t> rt_pinned;
+    std::map<uintptr_t, std::pair<uint64_t, uintptr_t>> rt_mapped;
     // The simulated device address space of MAPPED registrations: PROT_NONE reservations of
     // this process (start -> length), never released, so no other memory is ever placed there
     // and a stale device address stays recognisable. Addresses are handed out from
@@ -138,6 +143,8 @@ void trace(const char *name, const std::string &args, long long code);
     } while (0)
 // Records `why` as the thread's recent error message and returns `code`.
 aclError fail(aclError code, const char *api, const std::string &why);
+// Records `msg` as it is (the vendor's own message, e.g. EE1011, EE1018) and returns `code`.
+aclError fail_raw(aclError code, const std::string &msg);
 const char *intern(const std::string &s);
 
 // ---- environment ----
@@ -151,6 +158,27 @@ size_t malloc_host_offset();
 std::string kernel_release();
 std::string pageable_kernel_max();
 bool kernel_is_old(const std::string &rel, const std::string &thr);
+// The simulated driver version (ACLSIM_DRIVER_VERSION, default 25.3.rc1) is at least major.minor.
+bool driver_at_least(unsigned major, unsigned minor);
+// The driver's FEATURE_SVM_MEM_REGISTER_HOST_PINNED (ACLSIM_PIN_REGISTER; default: driver >= 26.0).
+bool pin_register_supported();
+// The driver's halMemHostGetDevPointer with FEATURE_SVM_MEM_REGISTER_QUERY_AND_GET_ATTR
+// (ACLSIM_DEVPTR_QUERY; default: pin_register_supported()).
+bool devptr_query_supported();
+
+// ---- injected answers (aclsimInjectAnswer) ----
+
+// The next injected answer for the internal call `call` (a runtime rt* function or a driver hal*
+// function), consumed; false when none is queued.
+bool take_answer(const char *call, int32_t *code);
+// The injected answer of the runtime call `call` in *rc (recorded as `api`'s error when it is
+// one): true when there was one, and the simulated runtime is not to run.
+bool runtime_answer(const char *call, const char *api, aclError *rc);
+// The ACL code the runtime makes of a driver error (errcode_manage.cc; BUSY and NOT_EXIST are
+// mapped by the callers).
+aclError drv_to_acl(int32_t drv);
+constexpr int32_t kDrvInvalidValue = 3, kDrvInnerErr = 7, kDrvNotExist = 11, kDrvBusy = 13,
+                  kDrvNotSupport = 0xfffe;
 
 // ---- lookups (the _locked ones with g_mu held) ----
 
@@ -167,6 +195,12 @@ bool in_device_range_locked(uintptr_t d);
 // The aclrtMapMem mapping containing p, or NULL (its base in *base).
 const VmMapping *find_vm_map_locked(uintptr_t p, uintptr_t *base);
 size_t round_up(size_t v, size_t a);
+
+// ---- shared bodies of entry points (the name `api` in messages) ----
+
+aclError malloc_host(const char *api, void **hostPtr, size_t size);  // aclrtMallocHost
+aclError free_host(const char *api, void *hostPtr);                  // aclrtFreeHost without the NULL check
+aclError reset_device(const char *api, int32_t deviceId, bool force);  // aclrtResetDevice[Force]
 
 constexpr size_t kHugePage = size_t{2} << 20;
 

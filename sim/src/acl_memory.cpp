@@ -54,21 +54,18 @@ void *backing(void *p, size_t len) {
 
 }  // namespace
 
-extern "C" {
-
-aclError aclrtMallocHost(void **hostPtr, size_t size) {
-    ACLSIM_COUNT("aclrtMallocHost");
+aclError aclsim::malloc_host(const char *api, void **hostPtr, size_t size) {
     aclError rc = ACL_SUCCESS;
     if (hostPtr == nullptr || size == 0) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost", hostPtr ? "size is 0" : "hostPtr is NULL");
+        rc = fail(ACL_ERROR_INVALID_PARAM, api, hostPtr ? "size is 0" : "hostPtr is NULL");
     } else if (current_device() < 0) {
-        rc = fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMallocHost", "no current context on the calling thread");
+        rc = fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
     } else {
         size_t off = malloc_host_offset();
         size_t len = round_up(size + off, host_page_size());
         void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
-            rc = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost", fmt("mmap of %zu bytes failed", len));
+            rc = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, fmt("mmap of %zu bytes failed", len));
         } else {
             // Real page-locked memory, except above ACLSIM_MLOCK_MAX (tests reserving huge
             // ranges must not fault them all in); the simulator counts it page-locked anyway.
@@ -88,13 +85,26 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
             *hostPtr = reinterpret_cast<void *>(user);
         }
     }
+    return rc;
+}
+
+aclError aclsim::free_host(const char *api, void *hostPtr) {
+    return free_allocation(api, "hostPtr", hostPtr, st().host_allocs, "aclrtMallocHost");
+}
+
+extern "C" {
+
+aclError aclrtMallocHost(void **hostPtr, size_t size) {
+    ACLSIM_COUNT("aclrtMallocHost");
+    aclError rc = malloc_host("aclrtMallocHost", hostPtr, size);
     ACLSIM_TRACE("aclrtMallocHost", fmt("%p, %zu", static_cast<void *>(hostPtr), size), rc);
     return rc;
 }
 
 aclError aclrtFreeHost(void *hostPtr) {
     ACLSIM_COUNT("aclrtFreeHost");
-    aclError rc = free_allocation("aclrtFreeHost", "hostPtr", hostPtr, st().host_allocs, "aclrtMallocHost");
+    aclError rc = ACL_SUCCESS;
+    if (hostPtr == nullptr || !runtime_answer("rtFreeHost", "aclrtFreeHost", &rc)) rc = free_host("aclrtFreeHost", hostPtr);
     ACLSIM_TRACE("aclrtFreeHost", fmt("%p", hostPtr), rc);
     return rc;
 }

@@ -36,6 +36,39 @@ using namespace aclsim;
 // Exported ACL API
 // =============================================================================================
 
+namespace {
+// aclrtSetDevice/aclrtResetDevice precondition: a device that exists (neither needs aclInit).
+aclError device_state_error(int32_t deviceId, uint32_t n) {
+    if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) return ACL_ERROR_RT_INVALID_DEVICEID;
+    return ACL_SUCCESS;
+}
+}  // namespace
+
+aclError aclsim::reset_device(const char *api, int32_t deviceId, bool force) {
+    aclError rc = ACL_SUCCESS;
+    uint32_t n = device_count();
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        State &s = st();
+        rc = device_state_error(deviceId, n);
+        if (rc == ACL_SUCCESS) {
+            int &refs = s.device_refs[deviceId];
+            if (refs > 0) refs--;
+            if (force) refs = 0;
+            if (refs == 0) {
+                auto it = s.default_ctx.find(deviceId);
+                if (it != s.default_ctx.end()) {
+                    it->second->alive = false;
+                    s.default_ctx.erase(it);
+                }
+                s.regs.erase(deviceId);
+            }
+        }
+    }
+    if (rc != ACL_SUCCESS) fail(rc, api, fmt("device %d does not exist (%u devices)", deviceId, n));
+    return rc;
+}
+
 extern "C" {
 
 namespace {
@@ -93,13 +126,6 @@ aclError aclFinalize(void) {
     return rc;
 }
 
-namespace {
-// aclrtSetDevice/aclrtResetDevice precondition: a device that exists (neither needs aclInit).
-aclError device_state_error(int32_t deviceId, uint32_t n) {
-    if (deviceId < 0 || static_cast<uint32_t>(deviceId) >= n) return ACL_ERROR_RT_INVALID_DEVICEID;
-    return ACL_SUCCESS;
-}
-}  // namespace
 
 aclError aclrtSetDevice(int32_t deviceId) {
     ACLSIM_COUNT("aclrtSetDevice");
@@ -128,25 +154,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
 aclError aclrtResetDevice(int32_t deviceId) {
     ACLSIM_COUNT("aclrtResetDevice");
     aclError rc = ACL_SUCCESS;
-    uint32_t n = device_count();
-    {
-        std::lock_guard<std::mutex> g(g_mu);
-        State &s = st();
-        rc = device_state_error(deviceId, n);
-        if (rc == ACL_SUCCESS) {
-            int &refs = s.device_refs[deviceId];
-            if (refs > 0) refs--;
-            if (refs == 0) {
-                auto it = s.default_ctx.find(deviceId);
-                if (it != s.default_ctx.end()) {
-                    it->second->alive = false;
-                    s.default_ctx.erase(it);
-                }
-                s.regs.erase(deviceId);
-            }
-        }
-    }
-    if (rc != ACL_SUCCESS) fail(rc, "aclrtResetDevice", fmt("device %d does not exist (%u devices)", deviceId, n));
+    if (!runtime_answer("rtDeviceReset", "aclrtResetDevice", &rc)) rc = reset_device("aclrtResetDevice", deviceId, false);
     ACLSIM_TRACE("aclrtResetDevice", fmt("%d", deviceId), rc);
     return rc;
 }

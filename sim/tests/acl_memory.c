@@ -3,6 +3,7 @@
  * Prints "checks=N failures=M". */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -266,8 +267,41 @@ static void vmm(void) {
     EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
 }
 
+/* Host registration of aclrtMapMem memory: the driver does not support VMM addresses
+ * (hicann/runtime pkg_inc/driver/ascend_hal_base.h) -> 507899; from HDK 26.0 host-located physical
+ * memory is managed by the ACL calls (hicann/hixl examples/cpp/README.md, fabric memory). */
+static aclError register_vmm(aclrtMemLocationType where, aclrtMemAttr attr) {
+    void *va = NULL;
+    aclrtDrvMemHandle h = NULL;
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = attr;
+    prop.location.type = where;
+    EXPECT_EQ(aclrtReserveMemAddress(&va, MIB2, 0, NULL, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMallocPhysical(&h, MIB2, &prop, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMapMem(va, MIB2, 0, h, 0), ACL_SUCCESS);
+    aclError rc = aclrtHostRegisterV2(va, MIB2, ACL_HOST_REG_MAPPED);
+    if (rc == ACL_SUCCESS) EXPECT_EQ(aclrtHostUnregister(va), ACL_SUCCESS);
+    EXPECT_EQ(aclrtUnmapMem(va), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFreePhysical(h), ACL_SUCCESS);
+    EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+    return rc;
+}
+
+static void vmm_registration(void) {
+    EXPECT_EQ(register_vmm(ACL_MEM_LOCATION_TYPE_DEVICE, ACL_HBM_MEM_HUGE), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    EXPECT_EQ(register_vmm(ACL_MEM_LOCATION_TYPE_HOST, ACL_DDR_MEM_HUGE), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    setenv("ACLSIM_DRIVER_VERSION", "26.0.rc1", 1);
+    EXPECT_EQ(register_vmm(ACL_MEM_LOCATION_TYPE_DEVICE, ACL_HBM_MEM_HUGE), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    EXPECT_EQ(register_vmm(ACL_MEM_LOCATION_TYPE_HOST, ACL_DDR_MEM_HUGE), ACL_SUCCESS);
+    unsetenv("ACLSIM_DRIVER_VERSION");
+}
+
 int main(void) {
     memcpy_and_memset();
+    vmm_registration();
     device_addresses_are_reserved();
     vmm();
     /* aclFinalize (the first one needs no aclInit) leaves the device and its context alone */

@@ -82,7 +82,12 @@ int main(int argc, char **argv) {
         EXPECT_EQ(aclrtHostRegister(p, page, ACL_HOST_REGISTER_MAPPED, &dev), want);
         /* no product check: on an unsupported SoC nothing is registered, so 107000 */
         EXPECT_EQ(aclrtHostGetDevicePointer(p, &dev, 0), want == ACL_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID);
-        EXPECT_EQ(aclrtHostUnregister(p), want);
+        /* the runtime's tables (a driver without the pinned-register feature) answer an
+         * unregistration of what they do not hold without the driver (api_impl.cc
+         * ApiImpl::HostUnregister): 507911; the driver path asks the driver: `want` */
+        const char *pin = getenv("ACLSIM_PIN_REGISTER");
+        int drv_path = pin != NULL && strcmp(pin, "1") == 0;
+        EXPECT_EQ(aclrtHostUnregister(p), want == ACL_SUCCESS || drv_path ? want : ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
         return CHECK_DONE();
     }
     if (strcmp(mode, "socname") == 0) {

@@ -110,6 +110,7 @@ const SIM_LIBS: &[SimLib] = &[
             "acl_memory.cpp",
             "acl_host_reg.cpp",
             "acl_vmm.cpp",
+            "acl_extra.cpp",
             "acl_impl_aliases.cpp",
         ],
         // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable

@@ -115,11 +115,60 @@ typedef enum aclrtMemGranularityOptions {
 
 typedef void *aclrtDrvMemHandle;
 
+/* ---- aclrtMallocHostWithCfg configuration ---- */
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID,
+    ACL_RT_MEM_ATTR_DEVICE_ID,
+    ACL_RT_MEM_ATTR_VA_FLAG
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+/* ---- aclrtPointerGetAttributes ---- */
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+/* ---- aclrtHostMemMapCapabilities ---- */
+typedef enum {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU,
+    ACL_RT_HAC_TYPE_AIC,
+    ACL_RT_HAC_TYPE_AIV,
+    ACL_RT_HAC_TYPE_PCIEDMA,
+    ACL_RT_HAC_TYPE_RDMA,
+    ACL_RT_HAC_TYPE_SDMA,
+    ACL_RT_HAC_TYPE_DVPP,
+    ACL_RT_HAC_TYPE_UDMA,
+    ACL_RT_HAC_TYPE_CCU
+} aclrtHacType;
+
+typedef enum { ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0, ACL_RT_HOST_MEM_MAP_SUPPORTED } aclrtHostMemMapCapability;
+
 /* ---- initialisation, devices, contexts ---- */
 aclError aclInit(const char *configPath);
 aclError aclFinalize(void);
 aclError aclrtSetDevice(int32_t deviceId);
 aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtResetDeviceForce(int32_t deviceId);
 aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
@@ -133,6 +182,9 @@ aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
 /* ---- memory ---- */
 aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
+aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+aclError aclrtFreeHostWithDevSync(void *hostPtr);
+aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void *devPtr);
 
@@ -156,6 +208,7 @@ aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
 aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
 aclError aclrtHostUnregister(void *ptr);
 aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType, aclrtHostMemMapCapability *capabilities);
 
 #ifdef __cplusplus
 }
