@@ -64,6 +64,7 @@ fn reg_args_text(a: &RegArgs) -> String {
 pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let (mut findings, device) = unordered_register_findings(rt, a);
     findings.sort_by_key(|f| rules::vendor_layer(f.rule));
+    rules::for_pinned_only(a, &mut findings);
     (findings, device)
 }
 

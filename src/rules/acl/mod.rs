@@ -116,10 +116,51 @@ pub fn vendor_layer(rule: RuleId) -> u8 {
     }
 }
 
+/// A PINNED-only registration (no MAPPED, IOMEMORY or READONLY) reaches the driver only on its
+/// pinned-register path: without that driver feature the runtime keeps it in its own tables
+/// and never calls the driver (hicann/runtime `src/runtime/api/impl/api_impl.cc`,
+/// `ApiImpl::HostRegisterV2`; `rt_utest_api_memory.cc`). regcheck cannot see the path, so what
+/// only the driver refuses (the product, the alignment, the memory itself) is a warning there;
+/// the runtime's own checks (arguments, context, overlap) are kept.
+pub fn for_pinned_only(a: &RegArgs, findings: &mut [crate::rules::Finding]) {
+    let RegCall::V2 { flag } = a.call else { return };
+    if flag & PINNED == 0 || flag & DEVICE_MAPPED != 0 {
+        return;
+    }
+    for f in findings.iter_mut() {
+        let driver = vendor_layer(f.rule) == 3 && f.rule != RuleId::AclHostregOverlap;
+        if driver && f.action.unwrap_or(f.rule.info().default) == crate::rules::Action::Error {
+            f.action = Some(crate::rules::Action::Warn);
+            f.problem.push_str(
+                " (the closed driver refuses it, but a PINNED-only registration reaches the driver only on its pinned-register path; the runtime's own tables take it without asking the driver, and regcheck cannot tell which this runtime does)",
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::Finding;
+
+    #[test]
+    fn pinned_only_softens_what_only_the_driver_refuses() {
+        let f = |rule| Finding::new(rule, "ptr", "x", "y");
+        let all = || vec![f(RuleId::AclHostregAlign), f(RuleId::AclHostregOverlap), f(RuleId::AclHostregNull)];
+        let mut v = all();
+        for_pinned_only(&v2(0x1001, 4096, PINNED), &mut v);
+        assert_eq!(v[0].action, Some(crate::rules::Action::Warn), "alignment: the driver's check");
+        assert!(v[0].problem.contains("pinned-register path"), "{}", v[0].problem);
+        assert_eq!((v[1].action, v[2].action), (None, None), "the runtime's own checks stay");
+        for flag in [MAPPED, MAPPED | PINNED, READONLY | PINNED, IOMEMORY | PINNED] {
+            let mut v = all();
+            for_pinned_only(&v2(0x1001, 4096, flag), &mut v);
+            assert!(v.iter().all(|f| f.action.is_none()), "{flag:#x}: the driver is called");
+        }
+        let mut v = all();
+        for_pinned_only(&RegArgs { call: RegCall::V1 { ty: 0, dev_ptr_null: false }, ptr: 0x1001, size: 4096 }, &mut v);
+        assert!(v.iter().all(|f| f.action.is_none()), "V1 always calls the driver");
+    }
 
     pub(super) fn v2(ptr: usize, size: u64, flag: u32) -> RegArgs {
         RegArgs { call: RegCall::V2 { flag }, ptr, size }
