@@ -59,6 +59,7 @@ class RegTable {
     size_t len;
     bool host;
     std::string tag;
+    uintptr_t dev = 0;  // host memory mapped for the device (aclrtHostRegister): its device address
   };
   // Returns 0 (SUCCESS) or 103900 (PARAM_INVALID).
   uint32_t Add(uintptr_t addr, size_t len, int type, const std::string &tag, void *&handle);
@@ -69,6 +70,12 @@ class RegTable {
   // The live registration containing [addr, addr+len) (any type), or nullptr. O(log n).
   const Reg *Find(uintptr_t addr, size_t len) const;
   bool Contains(uintptr_t addr, size_t len) const { return Find(addr, len) != nullptr; }
+  // hixl_cs's memory store (HixlMemStore::CheckMemoryForAccess, CheckMergedRegionsAccess): inside
+  // one registration, or inside a run of registrations (any type) each starting where the
+  // previous one ends, and whose device addresses (when both have one) are contiguous too.
+  // `which`: -1 registrations of any type, 0 device only, 1 host only.
+  bool ContainsMerged(uintptr_t addr, size_t len, int which = -1) const;
+  bool HasHost() const { return !by_addr_[1].empty(); }
   // An identical (addr, len) registration exists.
   bool HasIdentical(uintptr_t addr, size_t len) const;
   size_t Size() const { return by_handle_.size(); }
@@ -79,6 +86,9 @@ class RegTable {
   std::map<void *, Reg> by_handle_;
   // [host] addr -> handle; no overlaps between non-empty ranges of one type
   std::multimap<uintptr_t, void *> by_addr_[2];
+  // The live registration (of `which` type, as in ContainsMerged) with len > 0 containing
+  // `addr`, or starting exactly at it (`starting`), or nullptr.
+  const Reg *At(uintptr_t addr, int which, bool starting) const;
 };
 
 // The registrations as bytes and back (for the wire).
