@@ -36,7 +36,15 @@ void Log(const char *f, ...) {
   va_start(ap, f);
   std::string out = aclsim_format::VFormat(f, ap);
   va_end(ap);
-  fprintf(stderr, "[aclsim] hixl: %s\n", out.c_str());
+  Record(true, out);
+}
+
+void Event(const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  std::string out = aclsim_format::VFormat(f, ap);
+  va_end(ap);
+  Record(false, out);
 }
 
 void *NewHandle() {

@@ -35,7 +35,13 @@ void Note(const char *name, const char *args, long long code);
 
 // One line on stderr, "[aclsim] hixl: <text>": what the vendor writes to its log on the
 // failures a user has to understand (e.g. "Can't find remoteBuffer by key").
+// Also passed to ACL's log (acllogRecord at error level) when ACL has it (hixl_log.cpp).
 void Log(const char *f, ...) __attribute__((format(printf, 1, 2)));
+// A run-log line (the vendor's HIXL_EVENT): through acllogRecord when ACL has it and its runtime
+// is newer than 9.2.0, else dropped (the vendor's fallback is its own log file).
+void Event(const char *f, ...) __attribute__((format(printf, 1, 2)));
+// Writes one line (hixl_log.cpp).
+void Record(bool error, const std::string &text);
 
 // A unique, never reused, non-null handle value.
 void *NewHandle();

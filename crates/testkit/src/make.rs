@@ -129,6 +129,7 @@ const SIM_LIBS: &[SimLib] = &[
             "hixl_common.cpp",
             "hixl_cs.cpp",
             "hixl_host_reg.cpp",
+            "hixl_log.cpp",
             "ascend_string.cpp",
         ],
         link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
