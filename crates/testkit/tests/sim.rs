@@ -279,9 +279,15 @@ fn hixl_logs_through_acl_by_weak_references() {
     let out = tool(Command::new("nm").args(["-D", "--undefined-only"]).arg(sim_lib_dir().join("libcann_hixl.so")));
     let undefined = String::from_utf8_lossy(&out.stdout).into_owned();
     for name in ["acllogCheckDebugLevel", "acllogRecord", "aclsysGetVersionNum"] {
-        assert!(undefined.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["w", name]), "{name}: {undefined}");
+        assert!(
+            undefined.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["w", name]),
+            "{name}: {undefined}"
+        );
     }
-    let exe = Program::cxx("hixl_log", &["sim/tests/hixl_log.cpp"]).libs(&["cann_hixl", "ascendcl"]).flag("-rdynamic").build();
+    let exe = Program::cxx("hixl_log", &["sim/tests/hixl_log.cpp"])
+        .libs(&["cann_hixl", "ascendcl"])
+        .flag("-rdynamic")
+        .build();
     // errors always reach acllogRecord after acllogCheckDebugLevel; the run log only with a
     // runtime newer than 9.2.0 (aclsysGetVersionNum("runtime") > 90200000)
     for (version, events) in [("8.5.0", 0), ("9.2.0", 0), ("9.3.0", 1)] {
