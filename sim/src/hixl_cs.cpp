@@ -52,6 +52,7 @@ struct Client {
   EndpointDesc remote{};
   bool map_host = false;  // the local endpoint maps host memory (IsHostVaMappingEnabledForPair)
   std::map<void *, Mapping> mappings;
+  std::vector<Mapping> orphans;  // mappings of endpoint registrations RecordMemory then refused
   std::mutex mu;
   std::unique_ptr<aclsim::Link> link;
   aclsim::RegTable regs;         // the client's own registrations
@@ -244,7 +245,8 @@ HixlStatus ServerRegister(Server *s, const char *tag, const CommMem &mem, MemHan
 // registration that is not identical -> PARAM_INVALID (HixlMemStore::CheckMemoryForRegister, all
 // types in one table); then the local endpoint registers it (mapping host memory for the device
 // where it does); then an address already recorded -> PARAM_INVALID (RecordMemory), the
-// endpoint's registration and mapping staying behind, as the vendor's do.
+// endpoint's registration and its mapping staying until the client is destroyed, as the
+// vendor's do (Endpoint::Finalize).
 HixlStatus ClientRegister(Client *c, const char *tag, const CommMem &mem, MemHandle &handle) {
   const uintptr_t addr = reinterpret_cast<uintptr_t>(mem.addr);
   const uint64_t size = mem.size;
@@ -263,7 +265,10 @@ HixlStatus ClientRegister(Client *c, const char *tag, const CommMem &mem, MemHan
     HixlStatus rc = aclsim::HostProxyRegister(c->local.loc.device.devPhyId, mem.addr, size, dev);
     if (rc != HIXL_SUCCESS) return rc;
   }
-  if (same_addr) return HIXL_PARAM_INVALID;  // this client memory is already recorded
+  if (same_addr) {  // this client memory is already recorded
+    if (map) c->orphans.push_back(Mapping{c->local.loc.device.devPhyId, mem.addr});
+    return HIXL_PARAM_INVALID;
+  }
   handle = aclsim::NewHandle();
   c->regs.Insert(handle, aclsim::RegTable::Reg{addr, static_cast<size_t>(size), mem.type != COMM_MEM_TYPE_DEVICE,
                                                tag ? tag : "", dev});
@@ -603,7 +608,9 @@ HixlStatus HixlCSClientDestroy(HixlClientHandle client_handle) {
     rc = HIXL_PARAM_INVALID;
   } else {
     if (c->link != nullptr) c->link->Close();
+    // Endpoint::Finalize: every endpoint registration's mapping goes, the refused ones' too
     for (const auto &kv : c->mappings) (void)aclsim::HostProxyUnregister(kv.second.dev_phy_id, kv.second.host);
+    for (const Mapping &m : c->orphans) (void)aclsim::HostProxyUnregister(m.dev_phy_id, m.host);
     delete c;
   }
   ACLSIM_NOTE("HixlCSClientDestroy", Fmt("%p", client_handle), rc);
