@@ -318,6 +318,25 @@ uint32_t C21() {
   return cs.ServerReg(p, 2 * Page(), COMM_MEM_TYPE_HOST, &b);
 }
 
+// hixl_mem_store_uboe_ut.cc:102 CheckRegionsNonContiguousWithDeviceAddr: two adjacent host
+// regions whose device mappings are not contiguous (each aclrtHostRegister maps on its own) do
+// not merge: a put across them is refused.
+uint32_t C57() {
+  Cs cs = UboeServer();
+  void *p = HostMem(2 * Page());
+  std::vector<char> client(200);
+  STEP(cs.CreateServer(), 0);
+  STEP(cs.Listen(), 0);
+  MemHandle a = nullptr, b = nullptr, h = nullptr;
+  STEP(cs.ServerReg(p, Page(), COMM_MEM_TYPE_HOST, &a), 0);
+  STEP(cs.ServerReg(At(p, Page()), Page(), COMM_MEM_TYPE_HOST, &b), 0);
+  STEP(cs.CreateClient(), 0);
+  STEP(cs.ClientReg(client.data(), client.size(), COMM_MEM_TYPE_HOST, &h), 0);
+  STEP(cs.Connect(), 0);
+  STEP(cs.Put(At(p, Page() - 100), client.data(), 50), 0);  // inside the first
+  return cs.Put(At(p, Page() - 50), client.data(), 100);
+}
+
 // ---- the server's memory type against its endpoints (test_hixl_cs_server.cc) ----
 
 // One server registration of page-locked host memory (`host`) or simulated device memory;
@@ -651,7 +670,7 @@ const std::map<std::string, std::function<uint32_t()>> &Rows() {
       {"HIXL-C41", C41}, {"HIXL-C42", C42}, {"HIXL-C43", C43}, {"HIXL-C44", C44}, {"HIXL-C45", C45},
       {"HIXL-C46", C46}, {"HIXL-C47", C47}, {"HIXL-C48", C48}, {"HIXL-C49", C49}, {"HIXL-C50", C50},
       {"HIXL-C51", C51}, {"HIXL-C52", C52}, {"HIXL-C53", C53}, {"HIXL-C54", C54}, {"HIXL-C55", C55},
-      {"HIXL-C56", C56},
+      {"HIXL-C56", C56}, {"HIXL-C57", C57},
   };
   return rows;
 }
