@@ -62,7 +62,10 @@ Status Hixl::Initialize(const AscendString &local_engine, const std::map<AscendS
   std::unique_ptr<HixlImpl> impl(new HixlImpl(name));
   Status rc = impl->Initialize(opts);
   const char *kind = rc == SUCCESS ? aclsim::KindName(impl->Kind()) : "-";
-  if (rc == SUCCESS) impl_ = std::move(impl);
+  if (rc == SUCCESS) {
+    impl_ = std::move(impl);
+    aclsim::Event("[HixlEngine] initialize success, local_engine:%s, engine:%s", name.c_str(), kind);
+  }
   ACLSIM_NOTE("Hixl::Initialize",
        Fmt("this=%p, \"%s\", options=%zu, engine=%s", static_cast<void *>(this), name.c_str(), options.size(), kind),
        rc);

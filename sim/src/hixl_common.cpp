@@ -36,7 +36,15 @@ void Log(const char *f, ...) {
   va_start(ap, f);
   std::string out = aclsim_format::VFormat(f, ap);
   va_end(ap);
-  fprintf(stderr, "[aclsim] hixl: %s\n", out.c_str());
+  Record(true, out);
+}
+
+void Event(const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  std::string out = aclsim_format::VFormat(f, ap);
+  va_end(ap);
+  Record(false, out);
 }
 
 void *NewHandle() {
@@ -133,6 +141,42 @@ const RegTable::Reg *RegTable::Find(uintptr_t addr, size_t len) const {
   return nullptr;
 }
 
+const RegTable::Reg *RegTable::At(uintptr_t addr, int which, bool starting) const {
+  for (int t = 0; t < 2; t++) {
+    if (which != -1 && which != t) continue;
+    const auto &idx = by_addr_[t];
+    if (starting) {
+      auto range = idx.equal_range(addr);
+      for (auto it = range.first; it != range.second; ++it)
+        if (by_handle_.at(it->second).len > 0) return &by_handle_.at(it->second);
+      continue;
+    }
+    auto it = idx.upper_bound(addr);
+    while (it != idx.begin()) {
+      --it;
+      const Reg &r = by_handle_.at(it->second);
+      if (r.len == 0) continue;
+      if (addr - r.addr < r.len) return &r;
+      break;
+    }
+  }
+  return nullptr;
+}
+
+bool RegTable::ContainsMerged(uintptr_t addr, size_t len, int which) const {
+  if (len == 0 || addr + len < addr) return false;
+  const uintptr_t end = addr + len;
+  const Reg *r = At(addr, which, false);
+  while (r != nullptr) {
+    const uintptr_t r_end = r->addr + r->len;
+    if (r_end >= end) return true;
+    const Reg *next = At(r_end, which, true);
+    if (next != nullptr && r->dev != 0 && next->dev != 0 && r->dev + r->len != next->dev) return false;
+    r = next;
+  }
+  return false;
+}
+
 bool RegTable::HasIdentical(uintptr_t addr, size_t len) const {
   for (const auto &idx : by_addr_) {
     auto range = idx.equal_range(addr);
@@ -170,6 +214,7 @@ std::string EncodeRegs(const RegTable &regs) {
     Put<uint64_t>(out, kv.second.addr);
     Put<uint64_t>(out, kv.second.len);
     Put<uint32_t>(out, kv.second.host ? 1 : 0);
+    Put<uint64_t>(out, kv.second.dev);
     Put<uint32_t>(out, static_cast<uint32_t>(kv.second.tag.size()));
     out += kv.second.tag;
   }
@@ -180,15 +225,16 @@ bool DecodeRegs(const std::string &bytes, size_t pos, RegTable &out) {
   uint64_t n = 0;
   if (!Get(bytes, pos, n)) return false;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t handle = 0, addr = 0, len = 0;
+    uint64_t handle = 0, addr = 0, len = 0, dev = 0;
     uint32_t host = 0, tag_len = 0;
     if (!Get(bytes, pos, handle) || !Get(bytes, pos, addr) || !Get(bytes, pos, len) || !Get(bytes, pos, host) ||
-        !Get(bytes, pos, tag_len) || bytes.size() - pos < tag_len)
+        !Get(bytes, pos, dev) || !Get(bytes, pos, tag_len) || bytes.size() - pos < tag_len)
       return false;
     std::string tag = bytes.substr(pos, tag_len);
     pos += tag_len;
     out.Insert(reinterpret_cast<void *>(static_cast<uintptr_t>(handle)),
-               RegTable::Reg{static_cast<uintptr_t>(addr), static_cast<size_t>(len), host != 0, tag});
+               RegTable::Reg{static_cast<uintptr_t>(addr), static_cast<size_t>(len), host != 0, tag,
+                             static_cast<uintptr_t>(dev)});
   }
   return true;
 }

@@ -35,7 +35,13 @@ void Note(const char *name, const char *args, long long code);
 
 // One line on stderr, "[aclsim] hixl: <text>": what the vendor writes to its log on the
 // failures a user has to understand (e.g. "Can't find remoteBuffer by key").
+// Also passed to ACL's log (acllogRecord at error level) when ACL has it (hixl_log.cpp).
 void Log(const char *f, ...) __attribute__((format(printf, 1, 2)));
+// A run-log line (the vendor's HIXL_EVENT): through acllogRecord when ACL has it and its runtime
+// is newer than 9.2.0, else dropped (the vendor's fallback is its own log file).
+void Event(const char *f, ...) __attribute__((format(printf, 1, 2)));
+// Writes one line (hixl_log.cpp).
+void Record(bool error, const std::string &text);
 
 // A unique, never reused, non-null handle value.
 void *NewHandle();
@@ -59,6 +65,7 @@ class RegTable {
     size_t len;
     bool host;
     std::string tag;
+    uintptr_t dev = 0;  // host memory mapped for the device (aclrtHostRegister): its device address
   };
   // Returns 0 (SUCCESS) or 103900 (PARAM_INVALID).
   uint32_t Add(uintptr_t addr, size_t len, int type, const std::string &tag, void *&handle);
@@ -69,6 +76,12 @@ class RegTable {
   // The live registration containing [addr, addr+len) (any type), or nullptr. O(log n).
   const Reg *Find(uintptr_t addr, size_t len) const;
   bool Contains(uintptr_t addr, size_t len) const { return Find(addr, len) != nullptr; }
+  // hixl_cs's memory store (HixlMemStore::CheckMemoryForAccess, CheckMergedRegionsAccess): inside
+  // one registration, or inside a run of registrations (any type) each starting where the
+  // previous one ends, and whose device addresses (when both have one) are contiguous too.
+  // `which`: -1 registrations of any type, 0 device only, 1 host only.
+  bool ContainsMerged(uintptr_t addr, size_t len, int which = -1) const;
+  bool HasHost() const { return !by_addr_[1].empty(); }
   // An identical (addr, len) registration exists.
   bool HasIdentical(uintptr_t addr, size_t len) const;
   size_t Size() const { return by_handle_.size(); }
@@ -79,6 +92,9 @@ class RegTable {
   std::map<void *, Reg> by_handle_;
   // [host] addr -> handle; no overlaps between non-empty ranges of one type
   std::multimap<uintptr_t, void *> by_addr_[2];
+  // The live registration (of `which` type, as in ContainsMerged) with len > 0 containing
+  // `addr`, or starting exactly at it (`starting`), or nullptr.
+  const Reg *At(uintptr_t addr, int which, bool starting) const;
 };
 
 // The registrations as bytes and back (for the wire).

@@ -14,6 +14,7 @@
 
 #include "cs/hixl_cs.h"
 #include "hixl_common.h"
+#include "hixl_host_reg.h"
 #include "hixl_net.h"
 
 static_assert(sizeof(CommMem) == 24, "CommMem is 24 bytes");
@@ -27,17 +28,31 @@ using aclsim::Fmt;
 
 constexpr uint32_t kMaxPort = 65535U;
 
+// One host-memory mapping made for a registration (HostRegisterProxy, by physical device).
+struct Mapping {
+  uint32_t dev_phy_id;
+  void *host;
+};
+
 struct Server {
   std::string ip;
   uint32_t port = 0;
+  std::vector<EndpointDesc> endpoints;
+  std::vector<bool> map_host;  // the endpoint maps host memory for the device (NeedServerHostVaMapping)
   std::mutex mu;
   aclsim::RegTable regs;
+  std::map<void *, std::vector<Mapping>> mappings;  // registration -> its host mappings
   aclsim::Service service;
 };
 
 struct Client {
   std::string ip;
   uint32_t port = 0;
+  EndpointDesc local{};
+  EndpointDesc remote{};
+  bool map_host = false;  // the local endpoint maps host memory (IsHostVaMappingEnabledForPair)
+  std::map<void *, Mapping> mappings;
+  std::vector<Mapping> orphans;  // mappings of endpoint registrations RecordMemory then refused
   std::mutex mu;
   std::unique_ptr<aclsim::Link> link;
   aclsim::RegTable regs;         // the client's own registrations
@@ -92,7 +107,7 @@ uint32_t ServeServer(Server *s, aclsim::Service::Conn &, const aclsim::WireReq &
     case aclsim::kOpWrite: {
       {
         std::lock_guard<std::mutex> g(s->mu);
-        if (!s->regs.Contains(req.a, req.b)) return HIXL_FAILED;
+        if (!s->regs.ContainsMerged(req.a, req.b)) return HIXL_FAILED;
       }
       if (req.op == aclsim::kOpRead) {
         rsp.resize(req.b);
@@ -141,7 +156,8 @@ HixlStatus Batch(void *client_handle, uint32_t list_num, const HixlOneSideOpDesc
       uintptr_t remote = reinterpret_cast<uintptr_t>(d.remote_buf);
       size_t len = static_cast<size_t>(d.len);
       if (local == 0 || remote == 0 || len == 0) return HIXL_PARAM_INVALID;
-      if (!c->server_regs.Contains(remote, len) || !c->regs.Contains(local, len)) {
+      // the memory store merges adjacent registrations (HixlMemStore::CheckMemoryForAccess)
+      if (!c->server_regs.ContainsMerged(remote, len) || !c->regs.ContainsMerged(local, len)) {
         aclsim::Log("[HixlClient] Validate address failed: server %p or client %p (len %llu) outside known memory",
                     d.remote_buf, d.local_buf, static_cast<unsigned long long>(d.len));
         return HIXL_PARAM_INVALID;
@@ -188,6 +204,78 @@ HixlStatus Batch(void *client_handle, uint32_t list_num, const HixlOneSideOpDesc
   return rc;
 }
 
+// HixlCSServer::RegisterMem, with s->mu held: with a UB endpoint the type must be host or device
+// (else PARAM_INVALID); each endpoint the memory is for registers it (UB endpoints: host memory
+// on host endpoints and on device endpoints that map host memory, device memory on device
+// endpoints; other protocols: any memory), mapping host memory for the device where the
+// endpoint does; no endpoint for it: PARAM_INVALID. Nothing else is checked (overlaps are
+// hcomm's business): each registration gets a handle of its own.
+HixlStatus ServerRegister(Server *s, const char *tag, const CommMem &mem, MemHandle &handle) {
+  bool has_ub = false;
+  for (const EndpointDesc &ep : s->endpoints) has_ub = has_ub || aclsim::IsUbEndpoint(ep);
+  const bool valid_type = mem.type == COMM_MEM_TYPE_HOST || mem.type == COMM_MEM_TYPE_DEVICE;
+  if (has_ub && !valid_type) return HIXL_PARAM_INVALID;
+  std::vector<Mapping> maps;
+  uintptr_t dev = 0;
+  bool matched = false;
+  for (size_t i = 0; i < s->endpoints.size(); i++) {
+    const EndpointDesc &ep = s->endpoints[i];
+    bool for_it = !aclsim::IsUbEndpoint(ep) ||
+                  (mem.type == COMM_MEM_TYPE_HOST && (ep.loc.locType == ENDPOINT_LOC_TYPE_HOST || s->map_host[i])) ||
+                  (mem.type == COMM_MEM_TYPE_DEVICE && ep.loc.locType == ENDPOINT_LOC_TYPE_DEVICE);
+    if (!for_it) continue;
+    if (mem.type == COMM_MEM_TYPE_HOST && s->map_host[i]) {
+      uintptr_t d = 0;
+      HixlStatus rc = aclsim::HostProxyRegister(ep.loc.device.devPhyId, mem.addr, mem.size, d);
+      if (rc != HIXL_SUCCESS) return rc;  // the endpoints before keep theirs, as the vendor's do
+      maps.push_back(Mapping{ep.loc.device.devPhyId, mem.addr});
+      if (dev == 0) dev = d;
+    }
+    matched = true;
+  }
+  if (!matched) return HIXL_PARAM_INVALID;  // no endpoint matches the memory type
+  handle = aclsim::NewHandle();
+  s->regs.Insert(handle, aclsim::RegTable::Reg{reinterpret_cast<uintptr_t>(mem.addr), static_cast<size_t>(mem.size),
+                                               mem.type != COMM_MEM_TYPE_DEVICE, tag ? tag : "", dev});
+  if (!maps.empty()) s->mappings[handle] = maps;
+  return HIXL_SUCCESS;
+}
+
+// HixlCSClient::RegMemLocked, with c->mu held: size 0, an address overflow or an overlap with a
+// registration that is not identical -> PARAM_INVALID (HixlMemStore::CheckMemoryForRegister, all
+// types in one table); then the local endpoint registers it (mapping host memory for the device
+// where it does); then an address already recorded -> PARAM_INVALID (RecordMemory), the
+// endpoint's registration and its mapping staying until the client is destroyed, as the
+// vendor's do (Endpoint::Finalize).
+HixlStatus ClientRegister(Client *c, const char *tag, const CommMem &mem, MemHandle &handle) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(mem.addr);
+  const uint64_t size = mem.size;
+  if (mem.addr == nullptr || size == 0 || addr + size < addr) return HIXL_PARAM_INVALID;
+  bool same_addr = false;
+  for (const auto &kv : c->regs.All()) {
+    const aclsim::RegTable::Reg &r = kv.second;
+    const bool overlap = addr < r.addr + r.len && r.addr < addr + size;
+    const bool same = r.addr == addr && r.len == size;
+    if (overlap && !same) return HIXL_PARAM_INVALID;
+    same_addr = same_addr || r.addr == addr;
+  }
+  uintptr_t dev = 0;
+  const bool map = mem.type == COMM_MEM_TYPE_HOST && c->map_host;
+  if (map) {
+    HixlStatus rc = aclsim::HostProxyRegister(c->local.loc.device.devPhyId, mem.addr, size, dev);
+    if (rc != HIXL_SUCCESS) return rc;
+  }
+  if (same_addr) {  // this client memory is already recorded
+    if (map) c->orphans.push_back(Mapping{c->local.loc.device.devPhyId, mem.addr});
+    return HIXL_PARAM_INVALID;
+  }
+  handle = aclsim::NewHandle();
+  c->regs.Insert(handle, aclsim::RegTable::Reg{addr, static_cast<size_t>(size), mem.type != COMM_MEM_TYPE_DEVICE,
+                                               tag ? tag : "", dev});
+  if (map) c->mappings[handle] = Mapping{c->local.loc.device.devPhyId, mem.addr};
+  return HIXL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -210,6 +298,10 @@ HixlStatus HixlCSServerCreate(const HixlServerDesc *server_desc, const HixlServe
       auto *s = new Server;
       s->ip = ip;
       s->port = server_desc->server_port;
+      s->endpoints.assign(server_desc->endpoint_list, server_desc->endpoint_list + server_desc->endpoint_list_num);
+      const bool ctp_all_device =
+          aclsim::UbCtpEndpointsAllDevice(server_desc->endpoint_list, server_desc->endpoint_list_num);
+      for (const EndpointDesc &ep : s->endpoints) s->map_host.push_back(aclsim::ServerHostVaMapping(ep, ctp_all_device));
       std::lock_guard<std::mutex> g(RegistryMutex());
       Servers().insert(s);
       *server_handle = s;
@@ -229,10 +321,7 @@ HixlStatus HixlCSServerRegMem(HixlServerHandle server_handle, const char *mem_ta
     rc = HIXL_PARAM_INVALID;
   } else {
     std::lock_guard<std::mutex> g(s->mu);
-    void *h = nullptr;
-    rc = s->regs.Add(reinterpret_cast<uintptr_t>(mem->addr), static_cast<size_t>(mem->size),
-                     static_cast<int>(mem->type), mem_tag ? mem_tag : "", h);
-    if (rc == HIXL_SUCCESS) *mem_handle = h;
+    rc = ServerRegister(s, mem_tag, *mem, *mem_handle);
   }
   ACLSIM_NOTE("HixlCSServerRegMem", Fmt("%p, ", server_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
@@ -262,7 +351,20 @@ HixlStatus HixlCSServerUnregMem(HixlServerHandle server_handle, MemHandle mem_ha
     rc = HIXL_PARAM_INVALID;
   } else {
     std::lock_guard<std::mutex> g(s->mu);
-    if (!s->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // not registered
+    if (s->regs.All().count(mem_handle) == 0) {
+      rc = HIXL_PARAM_INVALID;  // not registered (HixlCSServer::DeregisterMem)
+    } else {
+      // each endpoint's registration: its host mapping goes (Endpoint::DeregisterMem)
+      auto &maps = s->mappings[mem_handle];
+      while (rc == HIXL_SUCCESS && !maps.empty()) {
+        rc = aclsim::HostProxyUnregister(maps.back().dev_phy_id, maps.back().host);
+        if (rc == HIXL_SUCCESS) maps.pop_back();
+      }
+      if (rc == HIXL_SUCCESS) {
+        s->mappings.erase(mem_handle);
+        s->regs.Remove(mem_handle);
+      }
+    }
   }
   ACLSIM_NOTE("HixlCSServerUnregMem", Fmt("%p, %p", server_handle, mem_handle), rc);
   return rc;
@@ -280,6 +382,9 @@ HixlStatus HixlCSServerDestroy(HixlServerHandle server_handle) {
     rc = HIXL_PARAM_INVALID;
   } else {
     s->service.Stop();
+    // Endpoint::Finalize: the host mappings of the registrations left go
+    for (const auto &kv : s->mappings)
+      for (const Mapping &m : kv.second) (void)aclsim::HostProxyUnregister(m.dev_phy_id, m.host);
     delete s;
   }
   ACLSIM_NOTE("HixlCSServerDestroy", Fmt("%p", server_handle), rc);
@@ -305,6 +410,9 @@ HixlStatus HixlCSClientCreate(const HixlClientDesc *client_desc, const HixlClien
       auto *c = new Client;
       c->ip = ip;
       c->port = client_desc->server_port;
+      c->local = *client_desc->local_endpoint;
+      c->remote = *client_desc->remote_endpoint;
+      c->map_host = aclsim::PairHostVaMapping(c->local, c->remote);
       std::lock_guard<std::mutex> g(RegistryMutex());
       Clients().insert(c);
       *client_handle = c;
@@ -319,8 +427,8 @@ HixlStatus HixlCSClientCreate(const HixlClientDesc *client_desc, const HixlClien
 HixlStatus HixlCSClientConnect(HixlClientHandle client_handle, uint32_t timeout_ms) {
   HixlStatus rc = HIXL_SUCCESS;
   Client *c = AsClient(client_handle);
-  if (c == nullptr) {
-    rc = HIXL_PARAM_INVALID;
+  if (c == nullptr || c->remote.protocol == COMM_PROTOCOL_RESERVED) {
+    rc = HIXL_PARAM_INVALID;  // HixlCSClient::Connect: the remote endpoint must be set
   } else {
     bool connected;
     {
@@ -388,14 +496,7 @@ HixlStatus HixlCSClientRegMem(HixlClientHandle client_handle, const char *mem_ta
     rc = HIXL_PARAM_INVALID;
   } else {
     std::lock_guard<std::mutex> g(c->mu);
-    uintptr_t addr = reinterpret_cast<uintptr_t>(mem->addr);
-    if (mem->size == 0 || c->regs.HasIdentical(addr, static_cast<size_t>(mem->size))) {
-      rc = HIXL_PARAM_INVALID;  // size 0, or already registered by this client
-    } else {
-      void *h = nullptr;
-      rc = c->regs.Add(addr, static_cast<size_t>(mem->size), static_cast<int>(mem->type), mem_tag ? mem_tag : "", h);
-      if (rc == HIXL_SUCCESS) *mem_handle = h;
-    }
+    rc = ClientRegister(c, mem_tag, *mem, *mem_handle);
   }
   ACLSIM_NOTE("HixlCSClientRegMem", Fmt("%p, ", client_handle) + MemArgs(mem_tag, mem), rc);
   return rc;
@@ -408,7 +509,18 @@ HixlStatus HixlCSClientUnregMem(HixlClientHandle client_handle, MemHandle mem_ha
     rc = HIXL_PARAM_INVALID;
   } else {
     std::lock_guard<std::mutex> g(c->mu);
-    if (!c->regs.Remove(mem_handle)) rc = HIXL_PARAM_INVALID;  // unknown handle
+    if (c->regs.All().count(mem_handle) == 0) {
+      rc = HIXL_PARAM_INVALID;  // unknown handle (HixlCSClient::UnRegMem, Endpoint::GetMemDesc)
+    } else {
+      auto m = c->mappings.find(mem_handle);
+      // a failed host unmapping fails the call with PARAM_INVALID and keeps the registration
+      if (m != c->mappings.end() && aclsim::HostProxyUnregister(m->second.dev_phy_id, m->second.host) != HIXL_SUCCESS) {
+        rc = HIXL_PARAM_INVALID;
+      } else {
+        if (m != c->mappings.end()) c->mappings.erase(m);
+        c->regs.Remove(mem_handle);
+      }
+    }
   }
   ACLSIM_NOTE("HixlCSClientUnregMem", Fmt("%p, %p", client_handle, mem_handle), rc);
   return rc;
@@ -496,6 +608,9 @@ HixlStatus HixlCSClientDestroy(HixlClientHandle client_handle) {
     rc = HIXL_PARAM_INVALID;
   } else {
     if (c->link != nullptr) c->link->Close();
+    // Endpoint::Finalize: every endpoint registration's mapping goes, the refused ones' too
+    for (const auto &kv : c->mappings) (void)aclsim::HostProxyUnregister(kv.second.dev_phy_id, kv.second.host);
+    for (const Mapping &m : c->orphans) (void)aclsim::HostProxyUnregister(m.dev_phy_id, m.host);
     delete c;
   }
   ACLSIM_NOTE("HixlCSClientDestroy", Fmt("%p", client_handle), rc);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "acl/acl_rt.h"
+#include "aclsim.h"
 
 namespace aclsim {
 
@@ -286,14 +287,44 @@ std::map<std::string, int> Engine::AsyncStatuses() {
   return async_;
 }
 
+uint32_t Engine::PlanFabric(const Peer &peer, const std::vector<XferOp> &ops) {
+  // FabricMemTransferService::ResolveTransferAddrs (fabric_mem_transfer_service.cc): remote
+  // ranges are translated through the peer's segments (adjacent ones chunk by chunk); local
+  // ranges only when this engine has host memory registered and the first op's local address is
+  // host memory (NeedTransLocalAddr, aclrtPointerGetAttributes), then through the local host
+  // registrations (FabricMemLocalMemory::TranslateLocalHostOpAddrs). Local device ranges are
+  // not looked up at all.
+  for (const XferOp &d : ops) {
+    if (d.len == 0 || d.local + d.len < d.local || d.remote + d.len < d.remote) return hixl::PARAM_INVALID;
+    if (!peer.regs.ContainsMerged(d.remote, d.len)) {
+      Log("Remote fabric mem address:%llu is not registered.", static_cast<unsigned long long>(d.remote));
+      return hixl::PARAM_INVALID;
+    }
+  }
+  if (ops.empty() || !regs_.HasHost()) return hixl::SUCCESS;
+  aclsimMemInfo info{};
+  const bool local_device = aclsimQueryMemory(reinterpret_cast<const void *>(ops[0].local), 1, &info) == 1 &&
+                            (info.kind == ACLSIM_MEM_DEVICE || info.kind == ACLSIM_MEM_DEVICE_VMM);
+  if (local_device) return hixl::SUCCESS;
+  for (const XferOp &d : ops) {
+    if (!regs_.ContainsMerged(d.local, d.len, 1)) {
+      Log("Local host fabric mem address:%llu is not registered.", static_cast<unsigned long long>(d.local));
+      return hixl::PARAM_INVALID;
+    }
+  }
+  return hixl::SUCCESS;
+}
+
 uint32_t Engine::Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged) {
   staged = false;
   if (op != 0 && op != 1) return hixl::PARAM_INVALID;
   std::lock_guard<std::mutex> g(mu_);
+  if (kind_ == EngineKind::kFabric) return PlanFabric(peer, ops);
   if (kind_ != EngineKind::kComm) {
-    // hixl_cs and fabric memory: every range inside a registration (the client's memory store)
+    // hixl_cs: every range inside registrations, adjacent ones merged (the client's memory store,
+    // HixlMemStore::CheckMemoryForAccess)
     for (const XferOp &d : ops) {
-      if (d.len == 0 || !regs_.Contains(d.local, d.len) || !peer.regs.Contains(d.remote, d.len)) {
+      if (d.len == 0 || !regs_.ContainsMerged(d.local, d.len) || !peer.regs.ContainsMerged(d.remote, d.len)) {
         Log("Validate address failed: local 0x%llx or remote 0x%llx (len %llu) not inside registered memory",
             static_cast<unsigned long long>(d.local), static_cast<unsigned long long>(d.remote),
             static_cast<unsigned long long>(d.len));
@@ -399,7 +430,7 @@ uint32_t Engine::TransferAsync(const std::string &remote, int op, const std::vec
   if (rc != hixl::SUCCESS) return rc;
   std::lock_guard<std::mutex> g(mu_);
   req = NewHandle();
-  reqs_[req] = AsyncReq{user_data, moved == hixl::SUCCESS ? kCompleted : kXferFailed, moved};
+  reqs_[req] = AsyncReq{user_data, moved == hixl::SUCCESS ? kCompleted : kXferFailed, moved, remote};
   return hixl::SUCCESS;
 }
 
@@ -412,6 +443,15 @@ uint32_t Engine::TransferStatusOf(void *req, int &status) {
   }
   AsyncReq r = it->second;
   reqs_.erase(it);
+  if (kind_ == EngineKind::kComm) {
+    // AdxlInnerEngine::GetTransferStatus looks the channel up first: gone (disconnected, or torn
+    // down after a failure) -> NOT_CONNECTED with status FAILED, the request forgotten
+    auto link = links_.find(r.remote);
+    if (link == links_.end() || link->second->link->Broken()) {
+      status = kXferFailed;
+      return hixl::NOT_CONNECTED;
+    }
+  }
   status = r.status;
   // the comm engine passes the channel's failure on; hixl_cs reports it in the status only
   if (r.status == kXferFailed && kind_ != EngineKind::kHixlCs) return r.code;
@@ -477,7 +517,8 @@ uint32_t Engine::Serve(Service::Conn &conn, const WireReq &req, const std::strin
       {
         std::lock_guard<std::mutex> g(mu_);
         if (!initialized_) return hixl::FAILED;
-        if ((req.flags & kWireStaged) == 0 && !regs_.Contains(req.a, req.b)) {
+        const bool registered = kind_ == EngineKind::kComm ? regs_.Contains(req.a, req.b) : regs_.ContainsMerged(req.a, req.b);
+        if ((req.flags & kWireStaged) == 0 && !registered) {
           Log("memory 0x%llx (len %llu) asked for by %s is not registered on %s",
               static_cast<unsigned long long>(req.a), static_cast<unsigned long long>(req.b), conn.peer.c_str(),
               name_.c_str());

@@ -101,6 +101,7 @@ class Engine {
     const void *user_data;
     int status;
     uint32_t code;
+    std::string remote;
   };
   struct Task {
     bool connect;
@@ -112,6 +113,7 @@ class Engine {
   std::shared_ptr<Peer> FindPeer(const std::string &remote);
   // Checks the ops and decides direct or staged; returns SUCCESS or the vendor's code.
   uint32_t Plan(const Peer &peer, int op, const std::vector<XferOp> &ops, bool async, bool &staged);
+  uint32_t PlanFabric(const Peer &peer, const std::vector<XferOp> &ops);  // with mu_ held
   // The checks of both transfer calls, then the transfer: returns the checks' code and puts
   // the transfer's in `moved`.
   uint32_t Transfer(const std::string &remote, int op, const std::vector<XferOp> &ops, bool async, int timeout_ms,

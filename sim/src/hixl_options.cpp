@@ -1,7 +1,12 @@
 // Initialize's options and the engine selection, the way the vendor parses them
 // (hicann/hixl src/hixl/engine/hixl_options.cc, engine_factory.cc, comm_engine.cc,
 // hixl_engine.cc, fabric_mem_engine.cc; src/llm_datadist/adxl/adxl_inner_engine.cc).
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstring>
@@ -136,6 +141,7 @@ class JsonReader {
     }
     if (Lit("true") || Lit("false")) {
       v.type = Json::kBool;
+      v.str = s_[i_ - 1] == 'e' && s_.compare(i_ - 4, 4, "true") == 0 ? "true" : "false";
       return true;
     }
     if (Lit("null")) return true;
@@ -175,13 +181,99 @@ const char *Find(const std::map<std::string, std::string> &raw, const char *a, c
   return it == raw.end() ? nullptr : it->second.c_str();
 }
 
-// An integer member within [lo, hi], when present.
-bool IntInRange(const Json &obj, const char *key, long long lo, long long hi) {
+// An integer member within [lo, hi], when present (ParseIntegerFieldInRange, JsonToNumber: an
+// integer JSON number, or a string holding one; a number with a fraction or an exponent is
+// refused). `out` gets the value.
+bool IntInRange(const Json &obj, const char *key, long long lo, long long hi, long long *out = nullptr) {
   auto it = obj.members.find(key);
   if (it == obj.members.end()) return true;
-  if (it->second.type != Json::kNumber) return false;
-  long long v = atoll(it->second.str.c_str());
-  return v >= lo && v <= hi;
+  if (it->second.type != Json::kNumber && it->second.type != Json::kString) return false;
+  const std::string &t = it->second.str;
+  size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+  if (i == t.size() || t.size() - i > 18) return false;
+  for (; i < t.size(); i++)
+    if (!isdigit(static_cast<unsigned char>(t[i]))) return false;
+  long long v = atoll(t.c_str());
+  if (v < lo || v > hi) return false;
+  if (out != nullptr) *out = v;
+  return true;
+}
+
+// The fabric_memory fields, flat ("fabric_memory.max_capacity") or in a nested "fabric_memory"
+// object (ParseFabricMemoryFields, ParseFabricMemoryConfig): max_capacity [1, 1024] TB,
+// start_address [0, 1024] TB, task_stream_num [1, 8], enable_aicpu_unfold a JSON boolean; with
+// aicpu unfold on (the default) task_stream_num must be 1.
+bool FabricMemoryConfigOk(const Json &j) {
+  long long streams = -1;
+  int unfold = -1;  // -1 not given, 0 false, 1 true
+  auto fields = [&](const Json &obj, const std::string &prefix) {
+    if (!IntInRange(obj, (prefix + "max_capacity").c_str(), 1, 1024)) return false;
+    if (!IntInRange(obj, (prefix + "start_address").c_str(), 0, 1024)) return false;
+    if (!IntInRange(obj, (prefix + "task_stream_num").c_str(), 1, 8, &streams)) return false;
+    auto u = obj.members.find(prefix + "enable_aicpu_unfold");
+    if (u != obj.members.end()) {
+      if (u->second.type != Json::kBool) return false;
+      unfold = u->second.str == "true" ? 1 : 0;
+    }
+    return true;
+  };
+  auto nested = j.members.find("fabric_memory");
+  if (nested != j.members.end() && nested->second.type == Json::kObject && !fields(nested->second, "")) return false;
+  if (!fields(j, "fabric_memory.")) return false;
+  return unfold == 0 || streams == -1 || streams == 1;
+}
+
+// local_comm_res_path (ReadLocalCommResFile): a path realpath resolves to a regular file of 1
+// byte to 1 MiB that can be read; its text becomes LocalCommRes.
+bool ReadLocalCommResFile(const std::string &path, std::string &content) {
+  char resolved[PATH_MAX] = {};
+  if (realpath(path.c_str(), resolved) == nullptr) return false;
+  int fd = open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= 1024 * 1024;
+  if (ok) {
+    content.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (ok && got < content.size()) {
+      ssize_t n = read(fd, &content[got], content.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) got += static_cast<size_t>(n);
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+// LocalCommRes text: JSON, its "version" read for the engine selection.
+uint32_t TakeLocalCommRes(const std::string &text, EngineOptions &o) {
+  Json j;
+  if (!ParseJson(text, j)) return hixl::PARAM_INVALID;
+  o.has_local_comm_res = true;
+  auto it = j.members.find("version");
+  if (it != j.members.end() && it->second.type == Json::kString) o.local_comm_res_version = it->second.str;
+  return hixl::SUCCESS;
+}
+
+// The hixl_cs engine's endpoint list filtered by protocol_desc (endpoint_generator.cc
+// ParseProtocolDesc, IsSupportedProtocolDesc, ParseProtocolDescMode): each entry
+// "protocol:placement" with protocol roce, hccs, ub_ctp, uboe or ub_rtp and placement host or
+// device (uboe and ub_rtp on the device only); uboe:device and ub_rtp:device not both.
+bool ProtocolDescOk(const std::vector<std::string> &descs) {
+  static const std::set<std::string> protocols = {"roce", "hccs", "ub_ctp", "uboe", "ub_rtp"};
+  bool uboe = false, ub_rtp = false;
+  for (const std::string &d : descs) {
+    size_t colon = d.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= d.size() || d.find(':', colon + 1) != std::string::npos)
+      return false;
+    const std::string protocol = d.substr(0, colon), placement = d.substr(colon + 1);
+    if (protocols.count(protocol) == 0 || (placement != "host" && placement != "device")) return false;
+    if ((protocol == "uboe" || protocol == "ub_rtp") && placement != "device") return false;
+    uboe = uboe || d == "uboe:device";
+    ub_rtp = ub_rtp || d == "ub_rtp:device";
+  }
+  return !(uboe && ub_rtp);
 }
 
 }  // namespace
@@ -203,15 +295,10 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
   if (const char *v = Find(raw, "AutoConnect")) {
     if (!ZeroOrOne(v, o.auto_connect)) return hixl::PARAM_INVALID;
   }
-  if (const char *v = Find(raw, "LocalCommRes", "adxl.LocalCommRes")) {
-    if (*v != '\0') {
-      Json j;
-      if (!ParseJson(v, j)) return hixl::PARAM_INVALID;
-      o.has_local_comm_res = true;
-      auto it = j.members.find("version");
-      if (it != j.members.end() && it->second.type == Json::kString) o.local_comm_res_version = it->second.str;
-    }
-  }
+  const char *local_comm_res = Find(raw, "LocalCommRes", "adxl.LocalCommRes");
+  if (local_comm_res != nullptr && *local_comm_res != '\0' && TakeLocalCommRes(local_comm_res, o) != hixl::SUCCESS)
+    return hixl::PARAM_INVALID;
+  std::string local_comm_res_path;
   if (const char *v = Find(raw, "GlobalResourceConfig")) {
     if (*v != '\0') {
       Json j;
@@ -233,12 +320,25 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
         }
         o.protocol_desc = !o.protocols.empty();
       }
-      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return hixl::PARAM_INVALID;
+      // ParseGlobalResourceConfigJson: fabric memory, connect pool, comm resources, the file path
+      if (!FabricMemoryConfigOk(j)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "fabric_memory.max_capacity", 1, 1024)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "fabric_memory.task_stream_num", 1, 8)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "comm_resource_config.qos", 0, 7)) return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "comm_resource_config.max_active_channels", 1, 4294967295LL)) return hixl::PARAM_INVALID;
+      auto path = j.members.find("local_comm_res_path");
+      if (path != j.members.end()) {
+        if (path->second.type != Json::kString || path->second.str.empty()) return hixl::PARAM_INVALID;
+        local_comm_res_path = path->second.str;
+      }
     }
+  }
+  // ResolveLocalCommResFromFile: only when LocalCommRes itself is not given
+  if (!local_comm_res_path.empty() && (local_comm_res == nullptr || *local_comm_res == '\0')) {
+    std::string text;
+    if (!ReadLocalCommResFile(local_comm_res_path, text) || TakeLocalCommRes(text, o) != hixl::SUCCESS)
+      return hixl::PARAM_INVALID;
   }
   if (const char *v = Find(raw, "BufferPool", "adxl.BufferPool")) {
     o.has_buffer_pool = true;
@@ -270,6 +370,7 @@ uint32_t CheckEngineOptions(EngineKind kind, const EngineOptions &o, uint64_t &p
     }
   }
   pool_bytes = 0;
+  if (kind == EngineKind::kHixlCs && !ProtocolDescOk(o.protocols)) return hixl::PARAM_INVALID;
   if (kind != EngineKind::kComm) {
     if (o.has_buffer_pool && o.buffer_pool != "0:0") return hixl::PARAM_INVALID;
     return hixl::SUCCESS;

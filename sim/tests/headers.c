@@ -3,8 +3,12 @@
 #include "acl/acl_base.h"
 #include "acl/acl_rt.h"
 #include "aclsim.h"
+#include "hccl/hccl_res.h"
 #include "hcomm/hcomm_res_defs.h"
 #include "securec.h"
+
+/* the vendor's EndpointDesc layout (src/hixl/proxy/hcomm/hcomm_res_defs.h): 160 bytes */
+typedef char endpoint_desc_is_160_bytes[sizeof(EndpointDesc) == 160 ? 1 : -1];
 
 int headers_compile(void);
 int headers_compile(void) {
@@ -17,6 +21,15 @@ int headers_compile(void) {
     aclsimMemInfo info = {ACLSIM_MEM_UNKNOWN, -1, 0, 0, 0, -1};
     errno_t e = EOK;
     CommMem m = {COMM_MEM_TYPE_HOST, 0, 0};
+    EndpointDesc ep;
+    HcclResult hr = HCCL_SUCCESS;
+    (void)EndpointDescInit(&ep, 1);
+    ep.protocol = COMM_PROTOCOL_UBC_CTP;
+    ep.commAddr.type = COMM_ADDR_TYPE_IP_V4;
+    ep.commAddr.id = 1;
+    ep.loc.locType = ENDPOINT_LOC_TYPE_DEVICE;
+    ep.loc.device.devPhyId = 0;
+    if (ep.protocol != COMM_PROTOCOL_UBC_CTP || hr != HCCL_SUCCESS) return -1;
     return (int)t + (int)p + (int)k + (int)prop.memAttr + (h == NULL) + info.kind + e + (int)m.type + ACL_SUCCESS +
            ACL_ERROR_NONE + (int)(ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED) + (aclsimGetCallCount("x") == 0) +
            (ACL_ERROR_RT_PARAM_INVALID == 107000) + (EOVERLAP_AND_RESET == 182);

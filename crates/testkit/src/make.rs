@@ -129,6 +129,8 @@ const SIM_LIBS: &[SimLib] = &[
             "hixl_net.cpp",
             "hixl_common.cpp",
             "hixl_cs.cpp",
+            "hixl_host_reg.cpp",
+            "hixl_log.cpp",
             "ascend_string.cpp",
         ],
         link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],

@@ -294,6 +294,31 @@ fn hixl_two_engines_and_client_server() {
     assert!(out.sim_calls("Hixl::Finalize") >= 5, "{}", out.dump());
 }
 
+#[test]
+fn hixl_logs_through_acl_by_weak_references() {
+    // libcann_hixl.so refers to ACL's log functions weakly, as the vendor's hixl_log.h does: it
+    // loads without them (every other test) and uses them when they are there (here: the
+    // program's own, exported with -rdynamic)
+    let out = tool(Command::new("nm").args(["-D", "--undefined-only"]).arg(sim_lib_dir().join("libcann_hixl.so")));
+    let undefined = String::from_utf8_lossy(&out.stdout).into_owned();
+    for name in ["acllogCheckDebugLevel", "acllogRecord", "aclsysGetVersionNum"] {
+        assert!(
+            undefined.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["w", name]),
+            "{name}: {undefined}"
+        );
+    }
+    let exe = Program::cxx("hixl_log", &["sim/tests/hixl_log.cpp"])
+        .libs(&["cann_hixl", "ascendcl"])
+        .flag("-rdynamic")
+        .build();
+    // errors always reach acllogRecord after acllogCheckDebugLevel; the run log only with a
+    // runtime newer than 9.2.0 (aclsysGetVersionNum("runtime") > 90200000)
+    for (version, events) in [("8.5.0", 0), ("9.2.0", 0), ("9.3.0", 1)] {
+        let out = Run::new(&exe).env("ACLSIM_CANN_VERSION", version).run();
+        out.assert_success().assert_stdout_contains(&format!("errors=1 events={events} checks={}", 1 + events));
+    }
+}
+
 /// The `DT_NEEDED` entries of an executable or library, in order.
 fn needed(elf: &Path) -> Vec<String> {
     let out = tool(Command::new("readelf").arg("-d").arg(elf));

@@ -114,6 +114,8 @@ pub struct OptionsFacts {
     pub local_comm_res_path: Option<String>,
     /// `comm_resource_config.protocol_desc` is given and not empty.
     pub protocol_desc: bool,
+    /// Its entries as written (`"roce:device"`), for the hixl_cs engine's own check.
+    pub protocol_desc_entries: Vec<String>,
     /// `BufferPool` (or `adxl.BufferPool`).
     pub buffer_pool: BufferPool,
     /// The option names given, in order.
@@ -248,7 +250,107 @@ fn endpoint_list(v: &Value) -> Option<Vec<Transport>> {
 #[derive(Debug, Default)]
 struct GlobalConfig {
     protocol_desc: Option<Vec<Transport>>,
+    protocol_desc_entries: Vec<String>,
     local_comm_res_path: Option<String>,
+}
+
+/// An integer field as HIXL reads it (`ParseIntegerFieldInRange` over `JsonToNumber`,
+/// `src/hixl/engine/hixl_options.cc`, `src/hixl/common/json_utils.h`): a JSON integer or a string
+/// holding one (a number with a fraction or an exponent is refused), within `[lo, hi]`.
+/// `None` when absent; `Some(Err)` names what is wrong.
+fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64) -> Option<Result<i64, String>> {
+    let v = obj.get(key)?;
+    let n = match v {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)),
+        Value::String(s) => s.parse::<i64>().ok(),
+        _ => None,
+    };
+    Some(match n {
+        Some(n) if (lo..=hi).contains(&n) => Ok(n),
+        Some(_) => Err(format!("{key} {v} is not in [{lo}, {hi}]")),
+        None => Err(format!("{key} {v} is not an integer")),
+    })
+}
+
+/// The integer settings of a GlobalResourceConfig and their ranges (`hixl_options.cc`;
+/// `kQosMin`/`kQosMax` in `common/hixl_inner_types.h`; the fabric-memory bounds in
+/// `fabric_mem/fabric_mem_config.h`). The fabric-memory ones are read flat and inside a
+/// nested `"fabric_memory"` object (`ParseFabricMemoryConfig`).
+const INTEGER_FIELDS: &[(&str, i64, i64)] = &[
+    ("comm_resource_config.listen_port", 1, 65535),
+    ("comm_resource_config.qos", 0, 7),
+    ("comm_resource_config.max_active_channels", 1, u32::MAX as i64),
+    ("connect_pool.thread_num", 1, 64),
+    ("connect_pool.task_queue_capacity", 1, 65535),
+];
+const FABRIC_FIELDS: &[(&str, i64, i64)] =
+    &[("max_capacity", 1, 1024), ("start_address", 0, 1024), ("task_stream_num", 1, 8)];
+
+/// The numeric and boolean settings HIXL's option parser refuses.
+fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
+    let mut bad = Vec::new();
+    for (key, lo, hi) in INTEGER_FIELDS {
+        if let Some(Err(e)) = integer_field(v, key, *lo, *hi) {
+            bad.push(e);
+        }
+    }
+    let mut streams = None;
+    let mut unfold = None;
+    let mut fabric = |obj: &Value, prefix: &str, bad: &mut Vec<String>| {
+        for (key, lo, hi) in FABRIC_FIELDS {
+            let name = format!("{prefix}{key}");
+            match integer_field(obj, &name, *lo, *hi) {
+                Some(Ok(n)) if *key == "task_stream_num" => streams = Some(n),
+                Some(Err(e)) => bad.push(format!("{}{e}", if prefix.is_empty() { "fabric_memory." } else { "" })),
+                _ => {}
+            }
+        }
+        let name = format!("{prefix}enable_aicpu_unfold");
+        match obj.get(&name) {
+            Some(Value::Bool(b)) => unfold = Some(*b),
+            Some(other) => bad.push(format!("fabric_memory.enable_aicpu_unfold {other} is not a JSON boolean")),
+            None => {}
+        }
+    };
+    if let Some(nested) = v.get("fabric_memory").filter(|n| n.is_object()) {
+        fabric(nested, "", &mut bad);
+    }
+    fabric(v, "fabric_memory.", &mut bad);
+    if let (true, Some(n)) = (unfold.unwrap_or(true), streams) {
+        if n != 1 {
+            bad.push(format!(
+                "fabric_memory.task_stream_num {n} with aicpu unfold on (the default): only 1 is accepted"
+            ));
+        }
+    }
+    facts.invalid.extend(bad.into_iter().map(|e| format!("{what}: {e}")));
+}
+
+/// The hixl_cs engine's `protocol_desc` check (`src/hixl/engine/endpoint_generator/
+/// endpoint_generator.cc`, `ParseProtocolDesc`, `IsSupportedProtocolDesc`,
+/// `ParseProtocolDescMode`): `protocol:placement`, protocol `roce`, `hccs`, `ub_ctp`, `uboe` or
+/// `ub_rtp` (formerly `ubg`), placement `host` or `device`, `uboe` and `ub_rtp` on the device
+/// only, and not both `uboe:device` and `ub_rtp:device`.
+fn protocol_desc_problems(entries: &[String]) -> Vec<String> {
+    const PROTOCOLS: &[&str] = &["roce", "hccs", "ub_ctp", "uboe", "ub_rtp"];
+    let mut out = Vec::new();
+    for e in entries {
+        let ok = match e.split_once(':') {
+            Some((p, pl)) if !p.is_empty() && !pl.contains(':') => {
+                PROTOCOLS.contains(&p) && (pl == "device" || (pl == "host" && p != "uboe" && p != "ub_rtp"))
+            }
+            _ => false,
+        };
+        if !ok {
+            out.push(format!(
+                "protocol_desc {e:?} is not \"<protocol>:<placement>\" with protocol roce, hccs, ub_ctp, uboe or ub_rtp and placement host or device (uboe and ub_rtp: device only)"
+            ));
+        }
+    }
+    if entries.iter().any(|e| e == "uboe:device") && entries.iter().any(|e| e == "ub_rtp:device") {
+        out.push("protocol_desc has both \"uboe:device\" and \"ub_rtp:device\"".into());
+    }
+    out
 }
 
 /// Read a GlobalResourceConfig text the way HIXL does: an object whose *flat* keys
@@ -271,20 +373,17 @@ fn global_config(text: &str, facts: &mut OptionsFacts, what: &str) -> GlobalConf
             Ok(t) => g.protocol_desc = Some(t),
             Err(e) => facts.invalid.push(format!("{what}: {e}")),
         }
+        g.protocol_desc_entries = match d {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            _ => Vec::new(),
+        };
     } else if v.get("comm_resource_config").and_then(|c| c.get("protocol_desc")).is_some() {
         facts.problems.push(format!(
             "{what}: a nested \"comm_resource_config\" object is not read by HIXL (it reads the flat key \"comm_resource_config.protocol_desc\")"
         ));
     }
-    if let Some(p) = v.get("comm_resource_config.listen_port") {
-        let ok = p
-            .as_u64()
-            .or_else(|| p.as_str().and_then(|s| s.trim().parse().ok()))
-            .is_some_and(|n| (1..=65535).contains(&n));
-        if !ok {
-            facts.invalid.push(format!("{what}: comm_resource_config.listen_port {p} is not in [1, 65535]"));
-        }
-    }
+    check_settings(&v, facts, what);
     match v.get("local_comm_res_path") {
         Some(Value::String(s)) if !s.is_empty() => g.local_comm_res_path = Some(s.clone()),
         Some(_) => facts.invalid.push(format!("{what}: local_comm_res_path must be a non-empty string")),
@@ -328,6 +427,7 @@ pub fn parse_options(options: &[(String, String)]) -> OptionsFacts {
         facts.transport_source = "GlobalResourceConfig comm_resource_config.protocol_desc".into();
         facts.transports = Some(d);
     }
+    facts.protocol_desc_entries = global.protocol_desc_entries;
     facts.local_comm_res_path = global.local_comm_res_path;
     let lcr = get(option::LOCAL_COMM_RES).or_else(|| get(option::ADXL_LOCAL_COMM_RES));
     if let Some(text) = lcr {
@@ -459,9 +559,30 @@ pub const HDK_FABRIC_MEM: &str = "25.5.0";
 /// registered with the fabric-memory engine (it needs `aclrtMemRetainAllocationHandle`).
 pub const HDK_FABRIC_VMM: &str = "26.0.0";
 
+/// The largest `local_comm_res_path` file HIXL reads (`kMaxLocalCommResFileSizeBytes`).
+const LOCAL_COMM_RES_FILE_MAX: u64 = 1 << 20;
+
+/// `local_comm_res_path` when HIXL reads it (`LocalCommRes` not given): `realpath` must resolve
+/// it to a regular file of 1 byte to 1 MiB (`ResolveLocalCommResFromFile`, `ReadLocalCommResFile`).
+fn local_comm_res_path_problem(o: &OptionsFacts) -> Option<String> {
+    let path = o.local_comm_res_path.as_deref().filter(|_| o.local_comm_res.is_none())?;
+    match std::fs::metadata(path) {
+        Err(e) => Some(format!("local_comm_res_path {path:?} cannot be read ({e})")),
+        Ok(m) if !m.is_file() => Some(format!("local_comm_res_path {path:?} is not a regular file")),
+        Ok(m) if m.len() == 0 || m.len() > LOCAL_COMM_RES_FILE_MAX => {
+            Some(format!("local_comm_res_path {path:?} holds {} bytes (1 to 1 MiB are read)", m.len()))
+        }
+        Ok(_) => None,
+    }
+}
+
 /// `HIXL-INIT-OPTIONS`: what the selected engine's `Initialize` refuses (PARAM_INVALID).
 pub fn check_options(o: &OptionsFacts, e: &EngineChoice) -> Vec<Finding> {
     let mut problems: Vec<String> = o.invalid.clone();
+    problems.extend(local_comm_res_path_problem(o));
+    if e.engine == Engine::HixlCs {
+        problems.extend(protocol_desc_problems(&o.protocol_desc_entries));
+    }
     for k in o.keys.iter().filter(|k| !e.engine.supported(k)) {
         problems.push(format!("{k:?} is not an option of the {} engine", e.engine.name()));
     }
@@ -523,5 +644,97 @@ pub fn check_fabric_mem(
         ))),
         (Some(_), _) => Ok(None),
         (None, _) => Err(super::Skip::new(rule, "no-hdk", format!("the HDK version is unknown ({})", hdk.describe))),
+    }
+}
+
+#[cfg(test)]
+mod option_table_tests {
+    use super::*;
+
+    fn refused(json: &str, soc: Option<&str>) -> Vec<String> {
+        let o = parse_options(&[(option::GLOBAL_RESOURCE_CONFIG.to_string(), json.to_string())]);
+        check_options(&o, &select_engine(&o, soc)).into_iter().map(|f| f.problem).collect()
+    }
+
+    #[test]
+    fn integer_settings_follow_the_vendors_ranges_and_types() {
+        // hixl_options_unittest.cc: qos 0-7, max_active_channels >= 1 within uint32, integers or
+        // strings holding one, nothing with a fraction (json_utils_ut.cc FloatValueThrows)
+        for ok in [
+            r#"{"comm_resource_config.qos": 7}"#,
+            r#"{"comm_resource_config.qos": "0"}"#,
+            r#"{"comm_resource_config.max_active_channels": 4294967295}"#,
+            r#"{"comm_resource_config.listen_port": "26000"}"#,
+            r#"{"fabric_memory": {"max_capacity": "10", "start_address": "50", "task_stream_num": "4", "enable_aicpu_unfold": false}}"#,
+            r#"{"fabric_memory": {"enable_aicpu_unfold": true, "task_stream_num": "1"}}"#,
+        ] {
+            assert!(refused(ok, None).is_empty(), "{ok}: {:?}", refused(ok, None));
+        }
+        for (bad, what) in [
+            (r#"{"comm_resource_config.qos": 8}"#, "qos 8"),
+            (r#"{"comm_resource_config.qos": -1}"#, "qos -1"),
+            (r#"{"comm_resource_config.qos": "0invalid"}"#, "not an integer"),
+            (r#"{"comm_resource_config.max_active_channels": 0}"#, "max_active_channels 0"),
+            (r#"{"comm_resource_config.max_active_channels": 4294967296}"#, "max_active_channels 4294967296"),
+            (r#"{"comm_resource_config.listen_port": 1.5}"#, "not an integer"),
+            (r#"{"connect_pool.thread_num": 65}"#, "thread_num 65"),
+            (r#"{"fabric_memory": {"start_address": "1025"}}"#, "start_address"),
+            (r#"{"fabric_memory.max_capacity": 0}"#, "max_capacity 0"),
+            (r#"{"fabric_memory": {"task_stream_num": "4"}}"#, "aicpu unfold"),
+            (r#"{"fabric_memory.enable_aicpu_unfold": "true"}"#, "not a JSON boolean"),
+        ] {
+            let got = refused(bad, None);
+            assert!(got.len() == 1 && got[0].contains(what), "{bad}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn the_hixl_cs_engine_checks_protocol_desc() {
+        // endpoint_generator.cc ParseProtocolDesc: roce, hccs, ub_ctp, uboe, ub_rtp; host or device
+        for ok in [r#"["roce:host", "hccs:device"]"#, r#"["ub_ctp:host", "ub_ctp:device"]"#, r#""ub_rtp:device""#] {
+            let json = format!(r#"{{"comm_resource_config.protocol_desc": {ok}}}"#);
+            assert!(refused(&json, None).is_empty(), "{ok}: {:?}", refused(&json, None));
+        }
+        for bad in [
+            r#""ubg:device""#,
+            r#""uboe:host""#,
+            r#""roce""#,
+            r#""rdma:device""#,
+            r#"["uboe:device", "ub_rtp:device"]"#,
+        ] {
+            let json = format!(r#"{{"comm_resource_config.protocol_desc": {bad}}}"#);
+            assert_eq!(refused(&json, None).len(), 1, "{bad}: {:?}", refused(&json, None));
+        }
+        // the comm engine (LocalCommRes not 1.3) does not filter by it
+        let o = parse_options(&[
+            (
+                option::GLOBAL_RESOURCE_CONFIG.to_string(),
+                r#"{"comm_resource_config.protocol_desc": "ubg:device"}"#.to_string(),
+            ),
+            (option::LOCAL_COMM_RES.to_string(), r#"{"version": "1.2"}"#.to_string()),
+        ]);
+        assert!(check_options(&o, &select_engine(&o, None)).is_empty());
+    }
+
+    #[test]
+    fn local_comm_res_path_must_be_a_readable_regular_file() {
+        let dir = std::env::temp_dir().join(format!("regcheck-lcr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.json");
+        std::fs::write(&empty, "").unwrap();
+        let missing = dir.join("missing.json");
+        for (path, what) in [(&dir, "not a regular file"), (&empty, "holds 0 bytes"), (&missing, "cannot be read")] {
+            let json = format!(r#"{{"local_comm_res_path": {:?}}}"#, path.to_str().unwrap());
+            let got = refused(&json, None);
+            assert!(got.len() == 1 && got[0].contains(what), "{json}: {got:?}");
+        }
+        // read as LocalCommRes: nothing to say about the path
+        let mut o = parse_options(&[(
+            option::GLOBAL_RESOURCE_CONFIG.to_string(),
+            format!(r#"{{"local_comm_res_path": {:?}}}"#, missing.to_str().unwrap()),
+        )]);
+        o.set_local_comm_res_from_file(r#"{"version": "1.2"}"#);
+        assert!(check_options(&o, &select_engine(&o, None)).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,121 @@
+//! The `## HIXL` rows of docs/conformance.md against the simulator: each row is run as its case
+//! of sim/tests/conformance_hixl.cpp (one function per row ID, citing the vendor's test), and
+//! the simulator must answer what the row says the vendor's test expects.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use testkit::{workspace_root, Program, Run};
+
+/// One table row: `| ID | vendor test (file:line) | inputs | vendor expects | simulator | regcheck |`.
+#[derive(Debug)]
+struct Row {
+    id: String,
+    vendor_test: String,
+    expects: String,
+    simulator: String,
+    regcheck: String,
+}
+
+const SOURCE: &str = "sim/tests/conformance_hixl.cpp";
+
+fn rows() -> Vec<Row> {
+    let path = workspace_root().join("docs/conformance.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let start = text.find("\n## HIXL\n").expect("docs/conformance.md has a `## HIXL` section");
+    let section = &text[start + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    section
+        .lines()
+        .filter(|l| l.starts_with("| HIXL-"))
+        .map(|l| {
+            let cells: Vec<String> = l.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            assert_eq!(cells.len(), 6, "a row has six cells: {l}");
+            Row {
+                id: cells[0].clone(),
+                vendor_test: cells[1].trim_matches('`').to_string(),
+                expects: cells[3].clone(),
+                simulator: cells[4].clone(),
+                regcheck: cells[5].clone(),
+            }
+        })
+        .collect()
+}
+
+fn program() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| Program::cxx("conformance_hixl", &[SOURCE]).libs(&["cann_hixl", "ascendcl"]).build()).clone()
+}
+
+/// What the case of `id` returns (`result=<code>`), or why it gave nothing.
+fn run_case(id: &str) -> Result<String, String> {
+    let out = Run::new(program()).arg(id).env_remove("ACLSIM_TRACE").run();
+    out.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("result="))
+        .map(str::to_string)
+        .filter(|_| out.status.success())
+        .ok_or_else(|| out.dump())
+}
+
+#[test]
+fn every_row_has_a_case_and_every_case_a_row() {
+    let rows = rows();
+    assert!(rows.len() >= 40, "only {} HIXL rows", rows.len());
+    let listed: BTreeSet<String> = rows.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(listed.len(), rows.len(), "a row ID appears twice");
+    let out = Run::new(program()).arg("list").run();
+    out.assert_success();
+    let cases: BTreeSet<String> = out.stdout.lines().map(str::to_string).collect();
+    let no_case: Vec<_> = listed.difference(&cases).collect();
+    let no_row: Vec<_> = cases.difference(&listed).collect();
+    assert!(
+        no_case.is_empty() && no_row.is_empty(),
+        "rows without a case: {no_case:?}; cases without a row: {no_row:?}"
+    );
+}
+
+#[test]
+fn each_case_cites_its_rows_vendor_test() {
+    let src = std::fs::read_to_string(workspace_root().join(SOURCE)).expect("the conformance program");
+    for r in rows() {
+        // `tests/cpp/hixl/cs/hixl_mem_store_basic_ut.cc:60` -> `hixl_mem_store_basic_ut.cc:60`
+        let cite = r.vendor_test.rsplit('/').next().unwrap_or_default().to_string();
+        assert!(cite.contains(':'), "{}: the vendor test is not file:line ({})", r.id, r.vendor_test);
+        let func = format!("uint32_t {}()", r.id.trim_start_matches("HIXL-"));
+        let at = src.find(&func).unwrap_or_else(|| panic!("{}: no function {func}", r.id));
+        // the comment block right above the function names the test
+        let before = &src[..at];
+        let comment_start = before.rfind("\n\n").unwrap_or(0);
+        assert!(before[comment_start..].contains(&cite), "{}: {SOURCE} does not cite {cite} above {func}", r.id);
+        let ok = r.regcheck == "forwards"
+            || r.regcheck == "not checked"
+            || r.regcheck.starts_with("warns HIXL-")
+            || r.regcheck.starts_with("rejects HIXL-");
+        assert!(ok, "{}: the regcheck cell {:?} is not one of the fixed forms", r.id, r.regcheck);
+    }
+}
+
+#[test]
+fn the_simulator_answers_as_the_vendor_expects() {
+    let mut wrong = Vec::new();
+    for r in rows() {
+        if r.simulator != r.expects {
+            wrong.push(format!(
+                "{}: the table says the simulator answers {} where the vendor expects {}",
+                r.id, r.simulator, r.expects
+            ));
+            continue;
+        }
+        match run_case(&r.id) {
+            Ok(got) if got == r.expects => {}
+            Ok(got) => wrong.push(format!(
+                "{} ({}): the simulator answers {got}, the vendor expects {}",
+                r.id, r.vendor_test, r.expects
+            )),
+            Err(dump) => wrong.push(format!("{}: the case gave no result\n{dump}", r.id)),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
