@@ -9,20 +9,18 @@ use std::process::Command;
 
 use testkit::{workspace_root, Outcome, Program, Run};
 
-/// `(id, regcheck column)` of the `## ACL runtime` rows.
-fn acl_rows() -> Vec<(String, String)> {
+/// `(id, regcheck column)` of the rows of a section (`## ACL runtime` with IDs `ACL-C`,
+/// `## HIXL` with `HIXL-C`).
+fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).unwrap();
-    let section = text.split("\n## ACL runtime\n").nth(1).expect("a `## ACL runtime` section");
+    let section = text.split(&format!("\n## {heading}\n")).nth(1).unwrap_or_else(|| panic!("a `## {heading}` section"));
     let section = section.split("\n## ").next().unwrap();
     section
         .lines()
-        .filter(|l| l.starts_with("| ACL-C"))
+        .filter(|l| l.starts_with(&format!("| {prefix}")))
         .map(|l| {
-            // the last cell never holds an escaped `|`
-            let body = l.trim().trim_end_matches('|');
-            let id = body.trim_start_matches('|').split('|').next().unwrap().trim().to_string();
-            let last = body.rsplit('|').next().unwrap().trim().to_string();
-            (id, last)
+            let c = cells(l);
+            (c[0].clone(), c[c.len() - 1].clone())
         })
         .collect()
 }
@@ -33,7 +31,7 @@ fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().last())
-        .filter(|n| n.starts_with("acl"))
+        .filter(|n| n.starts_with("acl") || n.starts_with("Hixl") || n.starts_with("_ZN4hixl4Hixl"))
         .map(str::to_string)
         .collect()
 }
@@ -75,20 +73,31 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
         .stderr
         .lines()
         .filter_map(|l| l.strip_prefix("[aclsim] ")?.split('(').next())
-        .any(|name| name != "aclrtSetDevice" && interposed.contains(name));
+        .any(|name| name != "aclrtSetDevice" && (interposed.contains(name) || name.starts_with("Hixl")));
     if checked { "forwards" } else { "not checked" }.to_string()
 }
 
 #[test]
 fn acl_rows_meet_regcheck_as_the_table_says() {
     let exe = Program::c("conformance_acl", &["sim/tests/conformance_acl.c"]).libs(&["acl_rt"]).build();
+    rows_meet_regcheck(&exe, section_rows("ACL runtime", "ACL-C"));
+}
+
+#[test]
+fn hixl_rows_meet_regcheck_as_the_table_says() {
+    let exe =
+        Program::cxx("conformance_hixl", &["sim/tests/conformance_hixl.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
+    rows_meet_regcheck(&exe, section_rows("HIXL", "HIXL-C"));
+}
+
+fn rows_meet_regcheck(exe: &std::path::Path, rows: Vec<(String, String)>) {
     let lib = testkit::regcheck().shared;
     let names = interposed(&lib);
     let mut failures = Vec::new();
     let mut got_by_id = Vec::new();
-    for (id, want) in acl_rows() {
-        let bare = Run::new(&exe).arg(&id).run();
-        let under = Run::new(&exe).arg(&id).preload(&lib).run();
+    for (id, want) in rows {
+        let bare = Run::new(exe).arg(&id).run();
+        let under = Run::new(exe).arg(&id).preload(&lib).run();
         let got = column(&under, &bare, &names);
         if got != want {
             failures.push(format!("{id}: regcheck {got}; the table says {want}"));
@@ -157,7 +166,8 @@ fn cells(line: &str) -> Vec<String> {
 #[test]
 fn no_row_where_the_vendor_succeeds_is_rejected() {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).unwrap();
-    let rows: Vec<Vec<String>> = text.lines().filter(|l| l.starts_with("| ACL-C")).map(cells).collect();
+    let rows: Vec<Vec<String>> =
+        text.lines().filter(|l| l.starts_with("| ACL-C") || l.starts_with("| HIXL-C")).map(cells).collect();
     // A row "as ACL-Cnn" / "as Cnn, ..." has the setup of that row.
     let stubbed = |inputs: &str| {
         let mut inputs = inputs.to_string();
@@ -170,7 +180,7 @@ fn no_row_where_the_vendor_succeeds_is_rejected() {
             else {
                 return false;
             };
-            let id = if base.starts_with("ACL-") { base } else { format!("ACL-{base}") };
+            let id = if base.contains('-') { base } else { format!("ACL-{base}") };
             match rows.iter().find(|r| r[0] == id) {
                 Some(r) => inputs = r[2].clone(),
                 None => return false,
