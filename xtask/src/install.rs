@@ -14,6 +14,7 @@
 //! lib/cmake/regcheck/regcheckConfig.cmake, regcheckConfigVersion.cmake
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,ascend_hal}.so   the simulator of the vendor libraries
+//! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix
 //! ```
@@ -123,7 +124,7 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
     if let Some(audit) = &built.audit {
         plan.push(("lib/libregcheck_audit.so".into(), Item::Copy { from: audit.clone(), mode: 0o755 }));
     }
-    for lib in ["libacl_rt.so", "libascendcl.so", "libcann_hixl.so", "libascend_hal.so"] {
+    for lib in testkit::sim_lib_files() {
         plan.push((format!("lib/regcheck/sim/{lib}"), Item::Copy { from: built.sim_lib_dir.join(lib), mode: 0o755 }));
     }
     let sim_include = testkit::sim_include_dir();

@@ -18,7 +18,7 @@ mod paths;
 mod program;
 mod run;
 
-pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, Regcheck, SANITIZE_FLAGS};
+pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS};
 pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};

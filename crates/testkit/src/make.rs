@@ -132,10 +132,27 @@ const SIM_LIBS: &[SimLib] = &[
             "hixl_host_reg.cpp",
             "hixl_log.cpp",
             "ascend_string.cpp",
+            // hixl::FabricMemTransferService::MallocMem/FreeMem, which the vendor's benchmarks call
+            "standins/fabric_mem_service.cpp",
         ],
         link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
     },
+    // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
+    // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes
+    // (runtime/mem.h), HCCL's hccl::MemMappingManager, the log library (dlog_pub.h and
+    // base/err_msg.h), and libraries linked by name only (securec's libc_sec.so, metadef's
+    // ge::AscendString).
+    SimLib { file: "libruntime.so", sources: &["standins/runtime_mem.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
+    SimLib { file: "libhccl.so", sources: &["standins/hccl_mem_mapping.cpp"], link: &[] },
+    SimLib { file: "libascendalog.so", sources: &["standins/alog.cpp"], link: &[] },
+    SimLib { file: "libc_sec.so", sources: &["securec.cpp"], link: &[] },
+    SimLib { file: "libmetadef.so", sources: &["ascend_string.cpp"], link: &[] },
 ];
+
+/// The file names of every simulator library, in build order (what `cargo xtask install` ships).
+pub fn sim_lib_files() -> Vec<&'static str> {
+    SIM_LIBS.iter().map(|lib| lib.file).collect()
+}
 
 /// What the sanitizer builds add to every compile and link (the simulator's and the test
 /// programs'): AddressSanitizer and UndefinedBehaviorSanitizer, any UB finding fatal.
