@@ -158,9 +158,11 @@ fn load_time() -> &'static Scenarios {
     })
 }
 
-/// Nothing runs at load time: loading libregcheck.so reads no variable, opens no file, asks
-/// nothing of the kernel, starts no thread; all of that happens at the first intercepted
-/// call (which the same counters see, so they can see it).
+/// Nothing runs at load time but the registration of regcheck's `fork()` handlers (a few
+/// `pthread_atfork` calls, see `src/ffi/mod.rs`): loading libregcheck.so reads no variable
+/// (neither through `getenv` nor by walking `environ`, as `std::env::vars_os` does), opens no
+/// file, asks nothing of the kernel, starts no thread; all of that happens at the first
+/// intercepted call (which the same counters see, so they can see it).
 #[test]
 fn nothing_runs_at_load_time() {
     let rc = testkit::regcheck();
@@ -180,6 +182,11 @@ fn nothing_runs_at_load_time() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(first > 0, "the counters see regcheck start at the first call: {}", ctx());
+    assert!(
+        o.stdout.contains("first_call_environ 1\n"),
+        "the counters see the configuration read from `environ` at the first call: {}",
+        ctx()
+    );
 }
 
 /// The `REGCHECK_*` variables are read on the first intercepted call (a value set by the

@@ -6,17 +6,19 @@
 //! says once what it ignored. The same program without the set-user-ID bit, with each of those
 //! variables, does load the library or create the file: the attack is real.
 //!
-//! Needs root (to give the program to another user and set its set-user-ID bit); without
-//! root it says so on the terminal and does nothing. CI runs as root.
+//! Needs root (to give the program to another user and set its set-user-ID bit); without root
+//! it fails, unless `REGCHECK_TEST_ALLOW_SKIP` names it. CI runs as root. What the other users
+//! run (the program, libregcheck, the attacker's files) is laid out in a directory of its own
+//! that every user can enter, outside the checkout: a checkout may sit under a directory only
+//! its owner can enter (`mktemp -d`, many a home directory).
 
 use std::ffi::CString;
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use testkit::{Link, Outcome, Program, Run};
+use testkit::{Outcome, Run};
 
 /// The program's owner (the set-user-ID target) and the unprivileged caller.
 const OWNER: &str = "daemon";
@@ -42,31 +44,85 @@ fn ensure_user(user: &str) -> (u32, u32) {
     uid_gid(user).expect("the user exists after useradd")
 }
 
-/// A scratch directory everyone may write (the privileged user too), removed at the end with
-/// the set-user-ID program in it.
-struct Scratch(PathBuf);
+/// What the other users run, in a directory of its own under the system's temporary directory
+/// (0755; never under the checkout, which they may not reach), with `w/` (1777) where they
+/// write. Removed at the end, with the set-user-ID program in it.
+struct Layout {
+    dir: PathBuf,
+    writable: PathBuf,
+}
 
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = testkit::target_dir().join(format!("secure-test-{}", std::process::id()));
+impl Layout {
+    fn new() -> Layout {
+        let tmp = std::env::temp_dir();
+        for up in tmp.ancestors() {
+            let mode = fs::metadata(up).map(|m| m.permissions().mode()).unwrap_or(0);
+            assert!(
+                mode & 0o001 != 0,
+                "{} is not open to every user (mode {mode:o}): give TMPDIR a directory they can all enter",
+                up.display()
+            );
+        }
+        let dir = tmp.join(format!("regcheck-secure-test-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o1777)).unwrap();
-        Scratch(dir)
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let writable = dir.join("w");
+        fs::create_dir(&writable).unwrap();
+        fs::set_permissions(&writable, fs::Permissions::from_mode(0o1777)).unwrap();
+        Layout { dir, writable }
     }
 }
 
-impl Drop for Scratch {
+impl Drop for Layout {
     fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
+        let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+fn cc() -> std::ffi::OsString {
+    std::env::var_os("CC").filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into())
+}
+
+/// The SONAME of a shared library (`objdump -p`).
+fn soname(lib: &Path) -> String {
+    let out = Command::new("objdump").arg("-p").arg(lib).output().expect("run objdump");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("SONAME"))
+        .map(|n| n.trim().to_string())
+        .unwrap_or_else(|| panic!("{} has no SONAME:\n{text}", lib.display()))
+}
+
+/// tests/c/secure_setuid.c linked with `-lregcheck`, into `dir` with a copy of libregcheck
+/// found there (its run path is `dir` alone: a set-user-ID program ignores `LD_LIBRARY_PATH`).
+fn build_program(dir: &Path) -> PathBuf {
+    let lib = testkit::regcheck().shared;
+    let name = soname(&lib);
+    fs::copy(&lib, dir.join(&name)).unwrap();
+    fs::set_permissions(dir.join(&name), fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(&name, dir.join("libregcheck.so")).unwrap();
+    let out = dir.join("secure_setuid");
+    let src = testkit::workspace_root().join("tests/c/secure_setuid.c");
+    let st = Command::new(cc())
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-L")
+        .arg(dir)
+        .arg("-lregcheck")
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .status()
+        .expect("run cc");
+    assert!(st.success(), "building {} failed", src.display());
+    out
 }
 
 /// The attacker's library, built once into `dir`.
 fn build_evil(dir: &Path) -> PathBuf {
     let out = dir.join("libevil.so");
     let src = testkit::workspace_root().join("tests/c/secure_evil.c");
-    let st = Command::new(std::env::var_os("CC").filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into()))
+    let st = Command::new(cc())
         .args(["-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", "-o"])
         .arg(&out)
         .arg(&src)
@@ -114,19 +170,18 @@ fn run_as_caller(exe: &Path, caller: (u32, u32), env: &[(&str, &Path)]) -> Outco
 fn set_user_id_program_ignores_the_callers_paths_and_keeps_checking() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED secure::set_user_id_program_ignores_the_callers_paths_and_keeps_checking: needs root \
-             (to chown a program to another user and set its set-user-ID bit); CI runs it as root"
+        return testkit::unavailable(
+            "set_user_id_program_ignores_the_callers_paths_and_keeps_checking",
+            "it needs root (to give a program to another user and set its set-user-ID bit)",
         );
-        return;
     }
     let owner = ensure_user(OWNER);
     let caller = ensure_user(CALLER);
-    let scratch = Scratch::new();
-    let d = &scratch.0;
+    let layout = Layout::new();
+    let d = &layout.dir;
+    let w = &layout.writable;
 
-    let built = Program::c("secure_setuid", &["tests/c/secure_setuid.c"]).link(Link::RegcheckShared).libs(&[]).build();
+    let built = build_program(d);
     let evil = build_evil(d);
     let home = d.join("home");
     fake_root(&home.join("Ascend/cann"), &evil);
@@ -138,8 +193,8 @@ fn set_user_id_program_ignores_the_callers_paths_and_keeps_checking() {
         chmod_tree(dir, 0o755);
     }
     fs::set_permissions(&evil, fs::Permissions::from_mode(0o755)).unwrap();
-    let marker = d.join("marker");
-    let log_file = d.join("regcheck.log");
+    let marker = w.join("marker");
+    let log_file = w.join("regcheck.log");
     let nowhere = d.join("nowhere");
 
     // The same program twice: plain (the caller's own), and set-user-ID to OWNER.

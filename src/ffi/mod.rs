@@ -18,7 +18,8 @@ pub mod hixl;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The one thing regcheck does at load time: register its `fork()` handlers (a few
-/// `pthread_atfork` calls; no I/O, no environment, no thread). Registered later, on first use,
+/// `pthread_atfork` calls; no I/O, no environment (neither `getenv` nor `environ`), no thread;
+/// `tests/host.rs::nothing_runs_at_load_time` holds it). Registered later, on first use,
 /// a handler can miss a fork another thread has already begun (glibc runs only the handlers
 /// registered before that fork started), and the child inherits a lock held by a thread it
 /// does not have. Registered here, before the application's threads exist, every fork runs

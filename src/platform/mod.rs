@@ -31,14 +31,4 @@ pub fn page_size() -> usize {
 /// test's name (comma-separated). CI provides all of it (`.ci/run`), so no test passes there
 /// without having run. Returns normally only for an allowed skip, after printing it.
 #[cfg(test)]
-pub(crate) fn unavailable(test: &str, why: &str) {
-    let allowed = std::env::var("REGCHECK_TEST_ALLOW_SKIP").unwrap_or_default();
-    if allowed.split(',').any(|t| t.trim() == test) {
-        eprintln!("SKIPPED {test}: {why} (allowed by REGCHECK_TEST_ALLOW_SKIP)");
-        return;
-    }
-    panic!(
-        "{test} cannot run here: {why}. Provide it (.ci/run shows how), or accept the skip with \
-         REGCHECK_TEST_ALLOW_SKIP={test}"
-    );
-}
+pub(crate) use testkit::unavailable;

@@ -3,9 +3,9 @@
 //! lock, sharded by thread. The hot look-ups read a [`snapshot`] of it instead, with no lock;
 //! containment is answered by [`spans`] indexes in expected O(1).
 //!
-//! Nothing here runs at load time. The lock is never held while the vendor runs, and a
-//! `pthread_atfork` handler makes sure a child process starts with it usable and with the
-//! parent's registrations.
+//! Nothing here runs at load time but [`install_fork_handlers`] (see `src/ffi/mod.rs`). The
+//! lock is never held while the vendor runs, and a `pthread_atfork` handler makes sure a child
+//! process starts with it usable and with the parent's registrations.
 
 pub mod hixl;
 pub mod queries;

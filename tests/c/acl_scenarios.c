@@ -116,6 +116,25 @@ static void *noisy_thread(void *arg) {
     return NULL;
 }
 
+/* A child of a fork scenario does a few calls: it exits within milliseconds, or it hangs (on a
+ * lock inherited held). Waits at most CHILD_SECONDS for it, then kills it and says so. Returns
+ * its exit status (128 + the signal that ended it), or -1 when it hung. */
+enum { CHILD_SECONDS = 10 };
+
+static int wait_child(pid_t pid) {
+    int status = 0;
+    for (int waited = 0; waited < CHILD_SECONDS * 100; waited++) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (done < 0) die("waitpid");
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    fprintf(stderr, "acl_scenarios: child %d still running after %d s: hung; killed\n", (int)pid, CHILD_SECONDS);
+    return -1;
+}
+
 static void *no_context_thread(void *arg) {
     int *out = arg;
     void *p = aligned(PAGE);
@@ -140,6 +159,7 @@ int main(int argc, char **argv) {
     }
     const char *s = argv[1];
     setup();
+    int failed = 0; /* a forked child hung or failed: exit 1 */
 
     if (!strcmp(s, "good")) {
         void *p = aligned(2 * PAGE);
@@ -362,8 +382,8 @@ int main(int argc, char **argv) {
         /* Another thread keeps regcheck logging and registering while this one forks: every
          * child must be able to use regcheck (and its log) at once, never hang. The first fork
          * comes while that thread makes regcheck's first calls (its one-time set-up), the
-         * later ones while it logs. A child still running after 10 s is hung: it is killed,
-         * counted, and no more are forked. */
+         * later ones while it logs. A child still running after CHILD_SECONDS is hung: it is
+         * killed, counted, and no more are forked. */
         pthread_t t;
         stop_noise = 0;
         pthread_create(&t, NULL, noisy_thread, NULL);
@@ -377,16 +397,9 @@ int main(int argc, char **argv) {
                 int b = aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED);
                 _exit(b == 0 && a != 0 ? 0 : 1);
             }
-            int status = 0;
-            pid_t done = 0;
-            for (int waited = 0; waited < 1000 && (done = waitpid(pid, &status, WNOHANG)) == 0; waited++)
-                usleep(10000);
-            if (done == 0) {
-                hung++;
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-            }
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) bad++;
+            int code = wait_child(pid);
+            if (code == -1) hung++;
+            else if (code != 0) bad++;
         }
         stop_noise = 1;
         pthread_join(t, NULL);
@@ -407,9 +420,9 @@ int main(int argc, char **argv) {
             fflush(stdout);
             _exit(0);
         }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        int child = wait_child(pid);
+        printf("child_exit %d\n", child);
+        if (child != 0) failed = 1;
         rc("parent_unregister", aclrtHostUnregister(p));
     } else if (!strcmp(s, "fork_map")) {
         /* regcheck reads the memory map of the process that calls: after fork, the child's. */
@@ -425,13 +438,13 @@ int main(int argc, char **argv) {
             fflush(stdout);
             _exit(0);
         }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        int child = wait_child(pid);
+        printf("child_exit %d\n", child);
+        if (child != 0) failed = 1;
         rc("parent_mapped", aclrtHostRegisterV2(q, PAGE, ACL_HOST_REG_MAPPED));
     } else {
         fprintf(stderr, "acl_scenarios: unknown scenario %s\n", s);
         return 2;
     }
-    return 0;
+    return failed;
 }

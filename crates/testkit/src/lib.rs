@@ -9,6 +9,11 @@
 //!   ([`Mode`]: `LD_PRELOAD`, `-lregcheck`, `libregcheck.a`).
 //! * [`Run`] runs a program with a clean, traced simulator environment and returns an
 //!   [`Outcome`] (exit status, stdout, stderr) with helpers to inspect the simulator's trace.
+//!   A failure message shows the end of a long output ([`SHOWN_LINES`] lines at most) and
+//!   names the file under `<target>/testkit/output/` that holds all of it.
+//!
+//! * [`unavailable`] fails a test that lacks something of the machine, unless
+//!   `REGCHECK_TEST_ALLOW_SKIP` names it.
 //!
 //! Everything here is safe to call from many test threads and many test processes at once.
 
@@ -17,12 +22,16 @@ mod modes;
 mod paths;
 mod program;
 mod run;
+mod shown;
+mod skip;
 
 pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS};
 pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};
 pub use run::{output_within, Outcome, Run, RunError};
+pub use shown::{SHOWN_BYTES, SHOWN_LINES};
+pub use skip::unavailable;
 
 /// The library names of the simulator, for [`Program::libs`].
 pub mod libs {

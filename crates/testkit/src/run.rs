@@ -5,9 +5,11 @@ use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::shown::streams;
 
 /// Environment-variable prefixes that are not inherited by [`Run`] (set them explicitly).
 const CLEARED_PREFIXES: &[&str] = &["REGCHECK_", "ACLSIM_"];
@@ -124,6 +126,8 @@ impl Run {
         let shown = format!("{cmd:?}");
         match output_within(&mut cmd, self.timeout) {
             Ok(out) => Outcome {
+                program: self.exe.clone(),
+                saved: OnceLock::new(),
                 status: out.status,
                 stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -143,6 +147,8 @@ pub enum RunError {
     /// It did not finish in time (or a process it started still held its output open): its
     /// whole process group was killed. The output read until then.
     TimedOut {
+        /// The program run.
+        program: PathBuf,
         /// The timeout.
         timeout: Duration,
         /// How the command itself ended, if it had (a descendant kept the pipes open).
@@ -159,24 +165,16 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Start(e) => write!(f, "cannot start: {e}"),
             RunError::Wait(e) => write!(f, "waiting for it failed: {e}"),
-            RunError::TimedOut {
-                timeout,
-                status: None,
-                stdout,
-                stderr,
-            } => write!(
+            RunError::TimedOut { program, timeout, status: None, stdout, stderr } => write!(
                 f,
-                "did not finish within {timeout:?}; its process group was killed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+                "did not finish within {timeout:?}; its process group was killed\n{}",
+                streams(program, stdout, stderr, &OnceLock::new())
             ),
-            RunError::TimedOut {
-                timeout,
-                status: Some(status),
-                stdout,
-                stderr,
-            } => write!(
+            RunError::TimedOut { program, timeout, status: Some(status), stdout, stderr } => write!(
                 f,
                 "ended ({status}) but a process it started still held its output open after {timeout:?}; \
-                 its process group was killed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+                 its process group was killed\n{}",
+                streams(program, stdout, stderr, &OnceLock::new())
             ),
         }
     }
@@ -246,6 +244,7 @@ pub fn output_within(cmd: &mut Command, timeout: Duration) -> Result<Output, Run
     match status {
         Some(status) if !killed => Ok(Output { status, stdout, stderr }),
         status => Err(RunError::TimedOut {
+            program: PathBuf::from(cmd.get_program()),
             timeout,
             status,
             stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -292,6 +291,10 @@ fn reader(child: &mut Child, stdout: bool, done: mpsc::Sender<()>) -> Collected 
 /// What a finished program did.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// The program that ran (names the file [`Outcome::dump`] keeps a long output in).
+    program: PathBuf,
+    /// What [`Outcome::dump`] said of the file with the whole output, once it wrote one.
+    saved: OnceLock<String>,
     /// How it ended.
     pub status: ExitStatus,
     /// Everything it wrote to stdout.
@@ -385,9 +388,11 @@ impl Outcome {
         self
     }
 
-    /// stdout and stderr, labelled, for panic messages.
+    /// stdout and stderr, labelled, for panic messages: whole when short; else the last
+    /// [`crate::SHOWN_LINES`] lines of each (at most [`crate::SHOWN_BYTES`] bytes), and the
+    /// path of a file under `<target>/testkit/output/` that has all of both (written once).
     pub fn dump(&self) -> String {
-        format!("--- stdout ---\n{}\n--- stderr ---\n{}", self.stdout, self.stderr)
+        streams(&self.program, &self.stdout, &self.stderr, &self.saved)
     }
 }
 
