@@ -266,7 +266,11 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
         );
         // The HixlCS server checks only the memory type against its endpoints
         // (hicann/hixl `src/hixl/cs/hixl_cs_server.cc`, `RegMem`): it accepts an overlap.
-        c.findings.push(if a.api == RegApi::CsServer { finding.with_action(crate::rules::Action::Warn) } else { finding });
+        c.findings.push(if a.api == RegApi::CsServer {
+            finding.with_action(crate::rules::Action::Warn)
+        } else {
+            finding
+        });
     }
 
     if a.api == RegApi::Hixl && new_reg {
