@@ -420,6 +420,28 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "adjacent_hixl_cs") {
+    // hixl_cs: ops across adjacent registrations, local and remote (the memory store merges
+    // them), and one across a gap.
+    Init(a, kA, Transports("\"roce:device\""));
+    Init(b, kB, Transports("\"roce:device\""));
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle h[6] = {};
+    rc("register_a0", Reg(a, p, kPage, hixl::MEM_HOST, &h[0]));
+    rc("register_a1", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &h[1]));
+    rc("register_a2", Reg(a, p + 2 * kPage, kPage, hixl::MEM_HOST, &h[2]));
+    rc("register_b0", Reg(b, q, kPage, hixl::MEM_HOST, &h[3]));
+    rc("register_b1", Reg(b, q + kPage, kPage, hixl::MEM_HOST, &h[4]));
+    rc("register_b3", Reg(b, q + 3 * kPage, kPage, hixl::MEM_HOST, &h[5]));  // a gap at q + 2 pages
+    rc("connect", a.Connect(kB, 1000));
+    rc("local_across_three", a.TransferSync(kB, hixl::WRITE, Ops(p + kPage / 2, q, 2 * kPage), 1000));
+    rc("remote_across_two", a.TransferSync(kB, hixl::WRITE, Ops(p, q + kPage / 2, kPage), 1000));
+    rc("remote_across_gap", a.TransferSync(kB, hixl::WRITE, Ops(p, q + kPage + kPage / 2, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    for (int i = 0; i < 3; i++) a.DeregisterMem(h[i]);
+    for (int i = 3; i < 6; i++) b.DeregisterMem(h[i]);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "remote_late_comm" || s == "remote_late_hixl_cs") {
     // b registers a region after a's link to it: the link cannot see it.
     Options o = s == "remote_late_comm" ? Options() : Transports("\"roce:device\"");

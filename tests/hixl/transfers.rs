@@ -58,6 +58,35 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
     }
 }
 
+/// hixl_cs checks ranges against its memory store, which merges contiguous registrations
+/// (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `CheckMergedRegionsAccess`;
+/// `tests/cpp/hixl/cs/hixl_mem_store_basic_ut.cc`): an op across adjacent registrations is
+/// valid, one across a gap is not.
+#[test]
+fn ops_across_adjacent_registrations_are_valid_on_hixl_cs() {
+    Case {
+        scenario: "adjacent_hixl_cs",
+        env: &[],
+        codes: &[
+            ("register_a0", 0),
+            ("register_a1", 0),
+            ("register_a2", 0),
+            ("register_b0", 0),
+            ("register_b1", 0),
+            ("register_b3", 0),
+            ("connect", 0),
+            ("local_across_three", 0),
+            ("remote_across_two", 0),
+            ("remote_across_gap", 103900),
+            ("disconnect", 0),
+        ],
+        rules: &["HIXL-XFER-REMOTE-UNREGISTERED"],
+        absent: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+        forwarded: &[(XFER, 2)],
+    }
+    .check();
+}
+
 #[test]
 fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
     // hixl_cs: the link carries the peer's registrations of the moment it was made; a read of
