@@ -721,6 +721,19 @@ pub static CATALOGUE: &[RuleInfo] = &[
         engines: &[],
         source: "regcheck (an impossible host range); field failure B4",
     },
+    RuleInfo {
+        id: RuleId::HixlConnectSelf,
+        name: "HIXL-CONNECT-SELF",
+        family: Family::Hixl,
+        default: Action::Warn,
+        code: Some(103900),
+        calls: "Hixl::Connect, ConnectAsync",
+        summary: "`remote_engine` is the instance's own local engine",
+        fix: "connect to a peer engine (another instance, with its own local_engine)",
+        vendor: "hixl_cs rejects it with 103900 (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `HixlEngine::Connect`: \"Do not support connection with self\"); the comm engine cannot make a rank table with itself (`src/llm_datadist/adxl/channel_msg_handler.cc`: \"not support connect with self device\", 103900, after the connection's set-up); the fabric memory engine links to itself (the vendor's `benchmarks/kv_benchmark/hixl_kv_bench.cpp` does)",
+        engines: &[(Engine::HixlCs, Action::Error), (Engine::FabricMem, Action::Off)],
+        source: "HIXL code; field report (connecting to oneself said to hang: it fails)",
+    },
 ];
 
 /// The field reports the catalogue's sources cite ("field failure A1"): what users of the

@@ -244,6 +244,11 @@ pub static EXAMPLES: &[Example] = &[
         "aclrtHostRegisterV2(buf, size, ACL_HOST_REG_MAPPED); /* buf allocated by this process */",
     ),
     ex(
+        HixlConnectSelf,
+        "h.Initialize(\"10.0.0.1:16000\", options); h.Connect(\"10.0.0.1:16000\");",
+        "h.Initialize(\"10.0.0.1:16000\", options); h.Connect(\"10.0.0.2:16000\"); /* a peer */",
+    ),
+    ex(
         HixlRegNotUserSpace,
         "d.addr = dev_addr_from_peer; /* not this process's */ h.RegisterMem(d, hixl::MEM_HOST, handle);",
         "d.addr = reinterpret_cast<uintptr_t>(buf); /* allocated here */ h.RegisterMem(d, hixl::MEM_HOST, handle);",

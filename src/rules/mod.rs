@@ -229,6 +229,7 @@ rule_ids! {
     HixlRegFabricVmm = 128,
     HixlXferRemoteUnregistered = 129,
     HixlRegNotUserSpace = 130,
+    HixlConnectSelf = 131,
 }
 
 impl RuleId {

@@ -420,6 +420,14 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "connect_self") {
+    Init(a, kA, Transports("\"roce:device\""));  // hixl_cs
+    Init(b, kB);                                  // comm
+    rc("hixl_cs", a.Connect(kA, 1000));
+    rc("comm", b.Connect(kB, 1000));
+    rc("peer", a.Connect(kB, 1000));
+    a.Finalize();
+    b.Finalize();
   } else if (s == "adjacent_hixl_cs") {
     // hixl_cs: ops across adjacent registrations, local and remote (the memory store merges
     // them), and one across a gap.

@@ -260,3 +260,23 @@ fn deregistration_rules() {
         assert!(!o.stderr.contains("regcheck: warning: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
     }
 }
+
+/// Connecting an instance to its own local engine fails: hixl_cs refuses the name with
+/// PARAM_INVALID (rejected before the vendor, named), the comm engine fails on its own device
+/// (warned; the vendor answers). Reported in the field as a hang: it is a failure.
+#[test]
+fn connecting_to_oneself_is_named() {
+    let outs = Case {
+        scenario: "connect_self",
+        env: &[],
+        codes: &[("hixl_cs", 103900), ("comm", 103900), ("peer", 0)],
+        rules: &["HIXL-CONNECT-SELF"],
+        absent: &[],
+        forwarded: &[("Hixl::Connect", 2)],
+    }
+    .check();
+    for o in &outs {
+        assert_eq!(o.stderr.matches("regcheck: error: [HIXL-CONNECT-SELF]").count(), 1, "hixl_cs: {}", o.dump());
+        assert_eq!(o.stderr.matches("regcheck: warning: [HIXL-CONNECT-SELF]").count(), 1, "comm: {}", o.dump());
+    }
+}

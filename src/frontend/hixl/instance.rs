@@ -375,8 +375,19 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
     run(
         call,
         |rt| {
-            let st = state::read(|s| instance_state(s.hixl.instances.get(&(this as usize))));
-            let findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
+            let connect = matches!(which, LinkCall::Connect | LinkCall::ConnectAsync);
+            let (st, local, engine) = state::read(|s| {
+                let inst = s.hixl.instances.get(&(this as usize));
+                let local = inst.filter(|_| connect).and_then(|i| i.local_engine.clone());
+                (instance_state(inst), local, inst.and_then(|i| i.engine))
+            });
+            let mut findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
+            if let Some(local) = local {
+                let own = with_ascend_bytes(remote, |r| {
+                    rules::check_connect_self(call, Some(local.as_bytes()), r).map(|f| f.on_engine(engine))
+                });
+                findings.extend(own.flatten());
+            }
             if !findings.is_empty() {
                 let name = ascend_string(remote).unwrap_or_else(|| "?".into());
                 reject_or(rt, call, || format!("remote_engine={name:?}, timeout_in_millis={timeout}"), &findings)?;

@@ -304,6 +304,21 @@ pub enum InstanceState {
 }
 
 /// `HIXL-NOT-INITIALIZED`.
+/// `HIXL-CONNECT-SELF`: `Connect`/`ConnectAsync` to the instance's own local engine. hixl_cs
+/// refuses it by name, the comm engine cannot link a device to itself; the fabric memory
+/// engine links (the rule is off there, see the catalogue).
+pub fn check_connect_self(call: &str, local_engine: Option<&[u8]>, remote: &[u8]) -> Option<Finding> {
+    (local_engine == Some(remote)).then(|| {
+        let name = String::from_utf8_lossy(remote);
+        Finding::new(
+            RuleId::HixlConnectSelf,
+            "remote_engine",
+            format!("\"{name}\" is this instance's own local engine: {call} to oneself"),
+            "connect to a peer engine; a process's two engines need two instances with their own local_engine",
+        )
+    })
+}
+
 pub fn check_initialized(call: &str, st: InstanceState) -> Option<Finding> {
     let (problem, fix) = match st {
         InstanceState::Constructed => (

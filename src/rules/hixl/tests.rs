@@ -744,3 +744,18 @@ fn skips_have_messages() {
     assert!(Transport::parse(" ").is_none());
     assert_eq!(Transport::parse("hccs").unwrap().text(), "hccs");
 }
+
+#[test]
+fn connecting_to_oneself() {
+    use crate::rules::Action;
+    let f = check_connect_self("Hixl::Connect", Some(b"127.0.0.1:16000"), b"127.0.0.1:16000").unwrap();
+    assert_eq!(f.rule, RuleId::HixlConnectSelf);
+    assert!(f.problem.contains("own local engine"), "{}", f.problem);
+    assert!(check_connect_self("Hixl::Connect", Some(b"127.0.0.1:16000"), b"127.0.0.1:16001").is_none());
+    assert!(check_connect_self("Hixl::Connect", None, b"127.0.0.1:16000").is_none());
+    // hixl_cs refuses it; the fabric memory engine links to itself; elsewhere a warning.
+    let on = |e| f.clone().on_engine(Some(e)).action.unwrap_or(RuleId::HixlConnectSelf.info().default);
+    assert_eq!(on(Engine::HixlCs), Action::Error);
+    assert_eq!(on(Engine::FabricMem), Action::Off);
+    assert_eq!(on(Engine::Comm), Action::Warn);
+}
