@@ -6,7 +6,10 @@
 //! registering pageable memory crashes the process):
 //!
 //! 1. bare: the vendor's own, cryptic codes and, at the end, the simulated crash;
-//! 2. with `LD_PRELOAD=<target>/release/libregcheck.so`: regcheck's messages, no crash.
+//! 2. with `LD_PRELOAD=<target>/release/libregcheck.so` and its `LD_AUDIT` module
+//!    (`libregcheck_audit.so`, as `regcheck run --audit` runs a program): regcheck's messages,
+//!    no crash. The module makes regcheck's records whole, so the rules that judge by them
+//!    reject too.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -96,7 +99,7 @@ const DEMOS: &[Demo] = &[
 
 pub fn run() -> Result<i32> {
     let root = testkit::workspace_root();
-    let built = build_release(false, false)?;
+    let built = build_release(true, false)?;
     let out_dir = testkit::target_dir().join("demo");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
@@ -127,12 +130,12 @@ pub fn run() -> Result<i32> {
         )?;
         let preload = built.shared.strip_prefix(&root).unwrap_or(&built.shared).to_path_buf();
         let checked = show_run(
-            &format!("{}: WITH regcheck (LD_PRELOAD={})", demo.title, preload.display()),
+            &format!("{}: WITH regcheck (LD_PRELOAD={}, and its LD_AUDIT module)", demo.title, preload.display()),
             demo.checked_text,
             demo,
             exe,
             &shown_exe,
-            Some(&built.shared),
+            Some((&built.shared, built.audit.as_deref())),
         )?;
         results.push((demo, bare, checked));
     }
@@ -181,26 +184,31 @@ fn env_or(var: &str, default: &str) -> String {
     std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
 }
 
-/// Runs `exe` with the simulated old kernel (and `LD_PRELOAD=preload`), output to the terminal.
+/// Runs `exe` with the simulated old kernel (and `LD_PRELOAD=preload.0`, `LD_AUDIT=preload.1`),
+/// output to the terminal.
 fn show_run(
     title: &str,
     text: &[&str],
     demo: &Demo,
     exe: &Path,
     shown_exe: &Path,
-    preload: Option<&Path>,
+    preload: Option<(&Path, Option<&Path>)>,
 ) -> Result<ExitStatus> {
     let mut cmd = Command::new(exe);
     cmd.args(demo.args);
     cmd.env("ACLSIM_KERNEL_RELEASE", KERNEL_RELEASE).env("REGCHECK_KERNEL_RELEASE", KERNEL_RELEASE);
     let mut line = format!("$ ACLSIM_KERNEL_RELEASE={KERNEL_RELEASE} REGCHECK_KERNEL_RELEASE={KERNEL_RELEASE}");
     match preload {
-        Some(lib) => {
+        Some((lib, audit)) => {
             cmd.env("LD_PRELOAD", lib);
             line += &format!(" LD_PRELOAD={}", lib.display());
+            if let Some(audit) = audit {
+                cmd.env("LD_AUDIT", audit);
+                line += &format!(" LD_AUDIT={}", audit.display());
+            }
         }
         None => {
-            cmd.env_remove("LD_PRELOAD");
+            cmd.env_remove("LD_PRELOAD").env_remove("LD_AUDIT");
         }
     }
     line += &format!(" {}", shown_exe.display());
