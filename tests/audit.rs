@@ -675,3 +675,63 @@ fn json_lines_escape_what_a_path_may_hold() {
     assert!(audit_messages(&lines, "info").contains(&want), "no {want:?} in\n{text}");
     assert!(lines.iter().any(|v| v["rule"] == "ACL-HOSTREG-ALIGN"), "{text}");
 }
+
+/// LMCache-Ascend's shape, from Python, in two processes: ACL through ctypes
+/// (aclrtMallocHost, the V1 aclrtHostRegister(MAPPED) and aclrtHostUnregister of its pinned
+/// pool, aclrtMalloc), HIXL through a C++ extension module (tests/c/py_kv_module.cpp, as a
+/// pybind11 module: its Hixl member calls go through its PLT), both sides registering before
+/// both connect, TransferSync READ and TransferAsync WRITE polled with GetTransferStatus
+/// (tests/py/kv_two_process.py). Under LD_PRELOAD alone regcheck never sees the ctypes
+/// allocation: it used to reject the registration (HIXL-REG-HOST-ORIGIN, 103900, the vendor not
+/// called); now the run works in every mode, and under LD_AUDIT too regcheck has nothing to say.
+#[test]
+fn a_python_kv_connector_works_under_regcheck_in_two_processes() {
+    let sim = testkit::sim_lib_dir();
+    let module = testkit::target_dir().join("audit-tests").join("libkvmod.so");
+    std::fs::create_dir_all(module.parent().unwrap()).unwrap();
+    let inc = testkit::sim_include_dir();
+    let cxx = std::env::var_os("CXX").filter(|c| !c.is_empty()).unwrap_or_else(|| "c++".into());
+    let built = std::process::Command::new(&cxx)
+        .args(["-std=c++17", "-fPIC", "-shared"])
+        .arg(format!("-I{}", inc.display()))
+        .arg(format!("-I{}", inc.join("acl").display()))
+        .arg(src("tests/c/py_kv_module.cpp"))
+        .arg(format!("-L{}", sim.display()))
+        .args(["-lcann_hixl", "-lascendcl"])
+        .arg(format!("-Wl,-rpath,{}", sim.display()))
+        .arg("-o")
+        .arg(&module)
+        .output()
+        .expect("cannot run the C++ compiler");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let acl = sim.join("libascendcl.so");
+    let args = [acl.to_str().unwrap(), module.to_str().unwrap()];
+    let script = src("tests/py/kv_two_process.py");
+    let bare = Run::new(python3()).arg(&script).args(args).env("LD_LIBRARY_PATH", &sim).run();
+    let want = |o: &Outcome| {
+        assert!(o.stdout.contains("exit 0 0"), "both peers finish: {}", describe(o));
+        let bad: Vec<&str> = o.stdout.lines().filter(|l| l.contains(" rc ") && !l.ends_with(" 0")).collect();
+        assert!(bad.is_empty(), "every call succeeds: {bad:?}\n{}", describe(o));
+        assert!(
+            o.stdout.contains("client read_byte s") && o.stdout.contains("server device_byte c"),
+            "{}",
+            describe(o)
+        );
+    };
+    want(&bare);
+    for mode in [Mode::PreloadOnly, Mode::Both] {
+        let o = run(python3(), &[script.to_str().unwrap(), args[0], args[1]], mode, &[]);
+        want(&o);
+        assert!(!o.stderr.contains("regcheck: error"), "no rejection, no error: {}", describe(&o));
+        if mode == Mode::Both {
+            assert!(!o.stderr.contains("regcheck: warning"), "the records are whole: nothing to say: {}", describe(&o));
+        } else {
+            // What regcheck could not see is said, with how to make it sure.
+            assert!(
+                o.stderr.contains("[HIXL-REG-HOST-ORIGIN]") && o.stderr.contains("regcheck cannot be sure"),
+                "{}",
+                describe(&o)
+            );
+        }
+    }
+}

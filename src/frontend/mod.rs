@@ -232,6 +232,8 @@ pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Ver
                 (Action::Warn, None)
             }
             Action::Error if !f.rule.records().whole(call, tracking) => (Action::Warn, tracking.gap()),
+            // A warning by records that may lack calls says so too.
+            a @ (Action::Warn | Action::Info) if !f.rule.records().whole(call, tracking) => (a, tracking.gap()),
             a => (a, None),
         })
         .collect();
@@ -250,7 +252,9 @@ pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Ver
                 report::emit(call, args, f, action, outcome);
             }
             Some(gap) => {
-                let unsure = Finding { problem: format!("{}; {}", f.problem, unsure_text(f, gap)), ..f.clone() };
+                let rejects = rt.action_for(f) == Action::Error;
+                let unsure =
+                    Finding { problem: format!("{}; {}", f.problem, unsure_text(f, gap, rejects)), ..f.clone() };
                 report::emit(call, args, &unsure, action, outcome);
             }
         }
@@ -261,10 +265,17 @@ pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Ver
     }
 }
 
-/// What a finding that would have rejected says when regcheck cannot be sure of it.
-fn unsure_text(f: &Finding, gap: &str) -> String {
-    format!(
-        "regcheck cannot be sure of this ({gap}), so it warns instead of rejecting with {}: run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) and it rejects what it then knows",
-        f.reject_code()
-    )
+/// What a finding by records that may lack calls says: why regcheck cannot be sure, and (for
+/// one that would have rejected) that it warns instead.
+fn unsure_text(f: &Finding, gap: &str, rejects: bool) -> String {
+    if rejects {
+        format!(
+            "regcheck cannot be sure of this ({gap}), so it warns instead of rejecting with {}: run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) and it rejects what it then knows",
+            f.reject_code()
+        )
+    } else {
+        format!(
+            "regcheck cannot be sure of this ({gap}): run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) to know"
+        )
+    }
 }
