@@ -668,6 +668,7 @@ fn unregistered_transfers_by_engine() {
     assert!(translated[0].problem.contains("host registrations"), "{}", translated[0].problem);
     let untold = check_transfer("T", b"b", XferFacts { fabric_host: false, ..fabric }, &unreg, regd, none);
     assert_eq!(untold[0].action, Some(Action::Warn), "fabric memory, first op not registered: host or device unknown");
+    assert!(untold[0].problem.contains("asks ACL"), "{}", untold[0].problem);
     assert!(check_transfer("T", b"b", comm, &[op(0x10000, 1, 0x10), op(0x1000, 1, 0x10)], regd, none).is_empty());
 }
 

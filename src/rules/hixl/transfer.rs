@@ -39,6 +39,9 @@ pub enum Unregistered {
     Fails(&'static str),
     /// The engine is unknown: regcheck warns rather than reject a call that may work.
     Unknown,
+    /// Fabric memory, the first op's local address not registered: the engine asks ACL what
+    /// it is (device memory: nothing checked; host memory: refused).
+    FabricUnknown,
 }
 
 /// What the vendor does with unregistered local ranges (`mixed`: the ops' local memory kinds
@@ -61,7 +64,7 @@ pub fn unregistered_outcome(f: &XferFacts, mixed: bool) -> Unregistered {
         ),
         // The first op's local address is not registered: the engine asks ACL whether it is
         // host memory (then the range is refused) or device memory (then nothing is checked).
-        Some(Engine::FabricMem) => Unregistered::Unknown,
+        Some(Engine::FabricMem) => Unregistered::FabricUnknown,
         None => Unregistered::Unknown,
     }
 }
@@ -267,6 +270,13 @@ fn transfer_findings(
                 fix,
             )
             .with_action(crate::rules::Action::Warn),
+            Unregistered::FabricUnknown => Finding::new(
+                RuleId::HixlXferLocalUnregistered,
+                "op_descs",
+                format!("{range}: the fabric memory engine asks ACL whether the first op's local address is host memory; device memory is used as given (nothing is checked, the transfer works), host memory outside its host registrations is refused, and regcheck does not know which this is"),
+                "nothing, for local device memory; RegisterMem local host memory (before Connect)",
+            )
+            .with_action(crate::rules::Action::Warn),
         };
         out.push(finding);
     }
@@ -310,7 +320,9 @@ fn transfer_findings(
             Unregistered::Fails(why) => {
                 Finding::new(rule, "op_descs", format!("{range}: {}", why.replace("local ", "")), fix)
             }
-            Unregistered::Unknown => Finding::new(rule, "op_descs", range, fix).with_action(crate::rules::Action::Warn),
+            Unregistered::Unknown | Unregistered::FabricUnknown => {
+                Finding::new(rule, "op_descs", range, fix).with_action(crate::rules::Action::Warn)
+            }
         });
     }
     out
