@@ -57,6 +57,7 @@ fn validate(ops: &[TransferOpDesc], remote: &[u8]) -> usize {
             pool: true,
             sync: true,
             fabric_host: false,
+            connects_first: false,
         };
         let regs = inst.map(|i| &i.regs);
         check_transfer(

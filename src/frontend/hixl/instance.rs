@@ -550,6 +550,8 @@ fn judge_transfer(
                 pool: inst.is_some_and(|i| i.options.buffer_pool.stages()),
                 sync,
                 fabric_host: fabric == Some(FabricLocal::Host),
+                connects_first: inst
+                    .is_some_and(|i| i.options.auto_connect && view.is_none() && !i.links.contains(name)),
             };
             // The hixl_cs memory store merges adjacent registrations for its access checks
             // (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `CheckMergedRegionsAccess`), and

@@ -571,7 +571,7 @@ fn transfer_clean_agrees_with_the_findings() {
         for linked in [None, Some(true), Some(false)] {
             for engine in engines {
                 for (pool, sync) in [(false, false), (false, true), (true, false), (true, true)] {
-                    let f = XferFacts { state, linked, engine, pool, sync, fabric_host: pool };
+                    let f = XferFacts { state, linked, engine, pool, sync, fabric_host: pool, connects_first: !sync };
                     for ops in lists {
                         for view in views {
                             let remote = |_: usize, _: u64| view;
@@ -601,6 +601,7 @@ fn transfer_rules() {
         pool: false,
         sync: true,
         fabric_host: false,
+        connects_first: false,
     };
     let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
     let regd = |a: usize, n: u64| (a >= 0x1000 && a as u64 + n <= 0x2000).then_some(MemKind::Host);
@@ -646,6 +647,7 @@ fn unregistered_transfers_by_engine() {
         pool: true,
         sync: true,
         fabric_host: false,
+        connects_first: false,
     };
     let unreg = [op(0x1000, 1, 0x10), op(0x5000, 1, 0x10)];
     let staged = check_transfer("T", b"b", comm, &unreg, regd, none);
@@ -662,6 +664,11 @@ fn unregistered_transfers_by_engine() {
     assert!(mixed[0].problem.contains("one transfer type"), "{}", mixed[0].problem);
     let unknown = check_transfer("T", b"b", XferFacts { engine: None, ..comm }, &unreg, regd, none);
     assert_eq!(unknown[0].action, Some(Action::Warn), "engine unknown: no false rejection");
+    let first = check_transfer("T", b"b", XferFacts { sync: false, connects_first: true, ..comm }, &unreg, regd, none);
+    assert_eq!(first[0].action, Some(Action::Warn), "AutoConnect connects first: its answer may be NOT_CONNECTED");
+    assert!(first[0].problem.contains("AutoConnect"), "{}", first[0].problem);
+    let staged = check_transfer("T", b"b", XferFacts { connects_first: true, ..comm }, &unreg, regd, none);
+    assert!(staged[0].problem.contains("staging buffer pool"), "staged either way: {}", staged[0].problem);
     let fabric = XferFacts { engine: Some(Engine::FabricMem), fabric_host: true, ..comm };
     let translated = check_transfer("T", b"b", fabric, &unreg, regd, none);
     assert_eq!(translated[0].action, None, "fabric memory translating host ranges: refused");
@@ -695,6 +702,7 @@ fn remote_ranges_the_link_cannot_see() {
         pool: false,
         sync: true,
         fabric_host: false,
+        connects_first: false,
     };
     assert!(check_transfer("T", b"b", cs, &[op(0x1000, 0x9000, 0x100)], local, remote).is_empty());
     let late = check_transfer("T", b"b", cs, &[op(0x1000, 0xa000, 0x100)], local, remote);

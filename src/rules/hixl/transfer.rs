@@ -28,6 +28,9 @@ pub struct XferFacts {
     /// engine translates every local range through its host registrations. (It checks no
     /// local range when the first is device memory, or it has no host registration.)
     pub fabric_host: bool,
+    /// AutoConnect, and no link to the remote engine yet: the vendor connects before it looks
+    /// at the ranges, and when it cannot, its NOT_CONNECTED is the answer.
+    pub connects_first: bool,
 }
 
 /// How the vendor treats a transfer with unregistered local ranges on this configuration.
@@ -42,11 +45,20 @@ pub enum Unregistered {
     /// Fabric memory, the first op's local address not registered: the engine asks ACL what
     /// it is (device memory: nothing checked; host memory: refused).
     FabricUnknown,
+    /// AutoConnect has to connect first: the vendor's answer may be that connection's.
+    ConnectsFirst,
 }
 
 /// What the vendor does with unregistered local ranges (`mixed`: the ops' local memory kinds
 /// differ, with an unregistered range among them, which the staging path refuses).
 pub fn unregistered_outcome(f: &XferFacts, mixed: bool) -> Unregistered {
+    if f.connects_first && !matches!(unregistered_by_engine(f, mixed), Unregistered::Staged) {
+        return Unregistered::ConnectsFirst;
+    }
+    unregistered_by_engine(f, mixed)
+}
+
+fn unregistered_by_engine(f: &XferFacts, mixed: bool) -> Unregistered {
     match f.engine {
         Some(Engine::Comm) if !f.pool => Unregistered::Fails(
             "the comm engine's buffer pool is off (BufferPool \"0:0\"), so nothing stages the range and the HCCL transfer fails",
@@ -270,6 +282,13 @@ fn transfer_findings(
                 fix,
             )
             .with_action(crate::rules::Action::Warn),
+            Unregistered::ConnectsFirst => Finding::new(
+                RuleId::HixlXferLocalUnregistered,
+                "op_descs",
+                format!("{range}: with AutoConnect the vendor first connects to \"{}\" (no link yet), and answers NOT_CONNECTED when it cannot; once linked, the range is refused", remote_engine()),
+                fix,
+            )
+            .with_action(crate::rules::Action::Warn),
             Unregistered::FabricUnknown => Finding::new(
                 RuleId::HixlXferLocalUnregistered,
                 "op_descs",
@@ -320,7 +339,7 @@ fn transfer_findings(
             Unregistered::Fails(why) => {
                 Finding::new(rule, "op_descs", format!("{range}: {}", why.replace("local ", "")), fix)
             }
-            Unregistered::Unknown | Unregistered::FabricUnknown => {
+            Unregistered::Unknown | Unregistered::FabricUnknown | Unregistered::ConnectsFirst => {
                 Finding::new(rule, "op_descs", range, fix).with_action(crate::rules::Action::Warn)
             }
         });
