@@ -247,6 +247,12 @@ impl Bench {
         }
         let dir = if vendor == Vendor::StandIn { &self.standin_dir } else { &self.sim_dir };
         cmd.env("LD_LIBRARY_PATH", dir);
+        if vendor == Vendor::Simulator {
+            // The driver's registration path, where a device pointer is answered for any address
+            // inside a registration (the runtime's own tables match the base only), as the
+            // benchmark's probes need.
+            cmd.env("ACLSIM_PIN_REGISTER", "1");
+        }
         for var in ["LD_PRELOAD", "REGCHECK_MODE", "REGCHECK_RULES", "REGCHECK_LOG_FILE", "REGCHECK_SUMMARY"] {
             cmd.env_remove(var);
         }
