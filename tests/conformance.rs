@@ -19,7 +19,7 @@ fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
         .lines()
         .filter(|l| l.starts_with(&format!("| {prefix}")))
         .map(|l| {
-            let c = cells(l);
+            let c = testkit::table_cells(l);
             (c[0].clone(), c[c.len() - 1].clone())
         })
         .collect()
@@ -144,30 +144,15 @@ const DRIVER_RULES: &[&str] = &[
     "ACL-HOSTREG-RANGE-OVERFLOW",
 ];
 
-/// A table row's cells (`\\|` inside a cell is a `|` of its text).
-fn cells(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut chars = line.trim().trim_start_matches('|').chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                out.last_mut().unwrap().push('|');
-                chars.next();
-            }
-            '|' => out.push(String::new()),
-            c => out.last_mut().unwrap().push(c),
-        }
-    }
-    out.pop_if(|c| c.trim().is_empty());
-    out.into_iter().map(|c| c.trim().to_string()).collect()
-}
-
 /// Zero rows where the vendor succeeds and regcheck rejects (but for a stubbed driver's check).
 #[test]
 fn no_row_where_the_vendor_succeeds_is_rejected() {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).unwrap();
-    let rows: Vec<Vec<String>> =
-        text.lines().filter(|l| l.starts_with("| ACL-C") || l.starts_with("| HIXL-C")).map(cells).collect();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| l.starts_with("| ACL-C") || l.starts_with("| HIXL-C"))
+        .map(testkit::table_cells)
+        .collect();
     // A row "as ACL-Cnn" / "as Cnn, ..." has the setup of that row.
     let stubbed = |inputs: &str| {
         let mut inputs = inputs.to_string();

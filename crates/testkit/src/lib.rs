@@ -24,6 +24,7 @@ mod program;
 mod run;
 mod shown;
 mod skip;
+mod table;
 
 pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS};
 pub use modes::{Mode, Scenarios, MODES};
@@ -32,6 +33,7 @@ pub use program::{Lang, Link, Program};
 pub use run::{output_within, Outcome, Run, RunError};
 pub use shown::{SHOWN_BYTES, SHOWN_LINES};
 pub use skip::unavailable;
+pub use table::table_cells;
 
 /// The library names of the simulator, for [`Program::libs`].
 pub mod libs {

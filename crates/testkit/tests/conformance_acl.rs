@@ -13,24 +13,6 @@ struct Row {
     simulator: String,
 }
 
-/// The cells of one table line, splitting on `|` but not on the escaped `\|`.
-fn cells(line: &str) -> Vec<String> {
-    let body = line.trim().trim_start_matches('|').trim_end_matches('|');
-    let mut out = vec![String::new()];
-    let mut chars = body.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                out.last_mut().unwrap().push('|');
-                chars.next();
-            }
-            '|' => out.push(String::new()),
-            _ => out.last_mut().unwrap().push(c),
-        }
-    }
-    out.into_iter().map(|s| s.trim().to_string()).collect()
-}
-
 /// The `ACL-Cnn` rows of the `## ACL runtime` section.
 fn rows() -> Vec<Row> {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).expect("docs/conformance.md");
@@ -40,7 +22,7 @@ fn rows() -> Vec<Row> {
         .lines()
         .filter(|l| l.starts_with("| ACL-C"))
         .map(|l| {
-            let c = cells(l);
+            let c = testkit::table_cells(l);
             assert_eq!(c.len(), 6, "a row has six columns: {l}");
             Row { id: c[0].clone(), vendor: c[3].clone(), simulator: c[4].clone() }
         })

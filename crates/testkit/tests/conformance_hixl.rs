@@ -30,7 +30,7 @@ fn rows() -> Vec<Row> {
         .lines()
         .filter(|l| l.starts_with("| HIXL-"))
         .map(|l| {
-            let cells: Vec<String> = l.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            let cells = testkit::table_cells(l);
             assert_eq!(cells.len(), 6, "a row has six cells: {l}");
             Row {
                 id: cells[0].clone(),
