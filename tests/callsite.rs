@@ -207,7 +207,9 @@ fn a_stripped_library_is_named_from_its_dynamic_symbols() {
         "-o".as_ref(),
         &os(&lib),
     ]);
-    let strip = std::process::Command::new("strip").arg(&lib).status().expect("cannot run strip");
+    // `$STRIP` names the binutils of the target when cross-building (`cargo xtask cross`)
+    let strip_tool = std::env::var_os("STRIP").filter(|s| !s.is_empty()).unwrap_or_else(|| "strip".into());
+    let strip = std::process::Command::new(strip_tool).arg(&lib).status().expect("cannot run strip");
     assert!(strip.success());
     compile(&[
         "-g".as_ref(),

@@ -41,7 +41,7 @@ fn text(out: &Output) -> String {
 /// `<prefix>/bin/regcheck args...` with a clean environment (no REGCHECK_*, ACLSIM_*,
 /// LD_PRELOAD or vendor paths) plus `env`.
 fn regcheck(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(prefix().join("bin/regcheck"));
+    let mut cmd = testkit::command(prefix().join("bin/regcheck"));
     cmd.args(args);
     for (k, _) in std::env::vars_os() {
         let name = k.to_string_lossy();
@@ -284,7 +284,7 @@ fn run_names_the_call_site_and_speaks_json() {
 #[test]
 fn regcheck_run_is_an_alias_of_regcheck_run() {
     let exe = callsite_program();
-    let out = Command::new(prefix().join("bin/regcheck-run"))
+    let out = testkit::command(prefix().join("bin/regcheck-run"))
         .env_remove("LD_PRELOAD")
         .env("LD_LIBRARY_PATH", testkit::sim_lib_dir())
         .args(["--report", "--"])
@@ -294,7 +294,7 @@ fn regcheck_run_is_an_alias_of_regcheck_run() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert!(stdout(&out).contains("rc register 507899"), "report mode forwards: {}", text(&out));
-    let out = Command::new(prefix().join("bin/regcheck-run")).arg("--frobnicate").arg(&exe).output().unwrap();
+    let out = testkit::command(prefix().join("bin/regcheck-run")).arg("--frobnicate").arg(&exe).output().unwrap();
     assert_eq!(out.status.code(), Some(127), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --frobnicate"), "{}", text(&out));
 }

@@ -243,7 +243,7 @@ fn run_script(ops: &[Op], mode: &str) -> (Vec<Step>, String) {
         // The model is regcheck's rules with whole records (the LD_AUDIT module loaded, as
         // `regcheck run --audit` runs a program) on the driver's registration path (per-device
         // registrations, a device reset ends them).
-        Command::new(driver())
+        testkit::command(driver())
             .arg(&file)
             .env("LD_AUDIT", testkit::regcheck().audit)
             .env("ACLSIM_PIN_REGISTER", "1")
@@ -487,7 +487,7 @@ fn hixl_driver() -> &'static std::path::Path {
 
 fn check_hixl(ops: Vec<HOp>, mode: &str) -> Result<(), TestCaseError> {
     let script: String = ops.iter().map(|o| o.line() + "\n").collect();
-    let (stdout, stderr) = run_driver(Command::new(hixl_driver()).env("REGCHECK_MODE", mode), &script);
+    let (stdout, stderr) = run_driver(testkit::command(hixl_driver()).env("REGCHECK_MODE", mode), &script);
     let lines: Vec<Vec<i64>> = stdout
         .lines()
         .map(|l| l.split_whitespace().filter_map(|w| w.parse::<i64>().ok()).collect::<Vec<i64>>())

@@ -201,7 +201,7 @@ fn installs_the_documented_tree_and_its_manifest() {
     assert!(prefix.join("lib/libregcheck_audit.so").is_file(), "the LD_AUDIT module is not installed");
     assert!(prefix.join("bin/regcheck-run").is_file(), "the launcher is not installed");
     // the launcher finds the installed library beside it
-    let out = run_ok(Command::new(prefix.join("bin/regcheck-run")).args(["--audit", "--print-env"]));
+    let out = run_ok(testkit::command(prefix.join("bin/regcheck-run")).args(["--audit", "--print-env"]));
     let lib = prefix.join("lib").canonicalize().unwrap();
     assert!(out.contains(&format!("LD_PRELOAD={}/libregcheck.so", lib.display())), "{out}");
     assert!(out.contains(&format!("LD_AUDIT={}/libregcheck_audit.so", lib.display())), "{out}");
@@ -399,7 +399,7 @@ fn cmake_consumer_builds_the_demos_and_passes_ctest() {
 /// registration instead of letting the process crash.
 fn assert_checked_run(exe: &Path) {
     let out = output(
-        clean(&mut Command::new(exe))
+        clean(&mut testkit::command(exe))
             .current_dir(exe.parent().unwrap())
             .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
             .env("REGCHECK_KERNEL_RELEASE", OLD_KERNEL),
@@ -461,11 +461,11 @@ fn a_program_builds_with_the_vendor_flags_and_link_line_against_the_installed_si
     // CANN's C++ libraries use the old std::string ABI; programs may be built either way
     for (name, abi) in [("vendor_link_abi0", Some("-D_GLIBCXX_USE_CXX11_ABI=0")), ("vendor_link_abi1", None)] {
         let exe = dir.join(name);
-        let mut cxx = Command::new("c++");
+        let mut cxx = Command::new(std::env::var_os("CXX").filter(|c| !c.is_empty()).unwrap_or_else(|| "c++".into()));
         clean(&mut cxx).args(VENDOR_FLAGS).args(abi).arg(&source).arg("-o").arg(&exe);
         cxx.args(pc.split_whitespace()).args(VENDOR_LIBS);
         run_ok(&mut cxx);
-        let out = output(clean(&mut Command::new(&exe)));
+        let out = output(clean(&mut testkit::command(&exe)));
         assert!(out.status.success(), "{name} failed ({}):\n{}", out.status, text(&out));
         assert!(text(&out).contains("vendor_link ok"), "{name}:\n{}", text(&out));
         // the securec functions come from the HAL stand-in, which the program needs directly
@@ -506,7 +506,7 @@ fn the_sim_cmake_target_builds_the_same_program_with_the_vendor_flags() {
             .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix().display())),
     );
     run_ok(clean(&mut Command::new("cmake")).arg("--build").arg(&build));
-    let out = output(clean(&mut Command::new(build.join("vendor_link"))));
+    let out = output(clean(&mut testkit::command(build.join("vendor_link"))));
     assert!(out.status.success() && text(&out).contains("vendor_link ok"), "{}", text(&out));
 }
 

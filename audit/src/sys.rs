@@ -112,3 +112,52 @@ extern "C" {
     pub fn close(fd: c_int) -> c_int;
     pub fn syscall(number: c_long, ...) -> c_long;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The number of this architecture's `gettid` (each `cfg` branch above runs on its own
+    /// architecture: x86_64 in `cargo xtask test`, aarch64 in `cargo xtask cross aarch64`) names
+    /// the calling thread: the thread id the kernel shows in `/proc/thread-self`.
+    #[test]
+    fn gettid_number_names_the_calling_thread() {
+        let on_a_thread = std::thread::spawn(|| {
+            // SAFETY: gettid takes no arguments and cannot fail.
+            let tid = unsafe { syscall(SYS_GETTID) };
+            let link = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self");
+            let shown: c_long = link.to_str().and_then(|s| s.rsplit('/').next()).and_then(|t| t.parse().ok()).unwrap();
+            (tid, shown, std::process::id() as c_long)
+        });
+        let (tid, shown, pid) = on_a_thread.join().unwrap();
+        assert_eq!(tid, shown, "SYS_GETTID = {SYS_GETTID} on {}", std::env::consts::ARCH);
+        assert_ne!(tid, pid, "a second thread has an id of its own");
+    }
+
+    /// The `open` flags above are this architecture's: a file they create is write-only, appends
+    /// and is closed on exec.
+    #[test]
+    fn open_flags_mean_what_they_say() {
+        let dir = std::env::temp_dir().join(format!("regcheck-audit-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log");
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        for text in ["one\n", "two\n"] {
+            // SAFETY: a NUL-terminated path; the descriptor is closed below.
+            let fd = unsafe { open(c_path.as_ptr(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, LOG_FILE_MODE) };
+            assert!(fd >= 0, "open failed: {}", std::io::Error::last_os_error());
+            let fdinfo = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap();
+            let flags = fdinfo.lines().find_map(|l| l.strip_prefix("flags:")).unwrap().trim();
+            let flags = i64::from_str_radix(flags, 8).unwrap();
+            assert_eq!(flags & 0o3, 1, "O_WRONLY: {fdinfo}");
+            assert_ne!(flags & O_APPEND as i64, 0, "O_APPEND: {fdinfo}");
+            assert_ne!(flags & O_CLOEXEC as i64, 0, "O_CLOEXEC: {fdinfo}");
+            // SAFETY: writes from a live buffer of the given length to our descriptor.
+            assert_eq!(unsafe { write(fd, text.as_ptr().cast(), text.len()) }, text.len() as isize);
+            // SAFETY: our descriptor, closed once.
+            unsafe { close(fd) };
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

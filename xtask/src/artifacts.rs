@@ -44,6 +44,9 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
         build.args(["-p", "regcheck-audit"]);
     }
     build.args(["-p", "regcheck-cli"]);
+    if let Some(triple) = testkit::cross_target() {
+        build.args(["--target", &triple]);
+    }
     run_visible(&mut build)?;
 
     let native_static_libs = if with_native_libs { native_static_libs()? } else { Vec::new() };
@@ -52,7 +55,7 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
     let sim_lib_dir = std::panic::catch_unwind(testkit::sim_lib_dir)
         .map_err(|_| "building the simulator failed (see the message above)".to_string())?;
 
-    let release = testkit::target_dir().join("release");
+    let release = testkit::release_dir();
     let built = Built {
         shared: release.join("libregcheck.so"),
         static_lib: release.join("libregcheck.a"),
@@ -84,10 +87,11 @@ fn native_static_libs() -> Result<Vec<String>> {
         "staticlib",
         "--color",
         "never",
-        "--",
-        "--print",
-        "native-static-libs",
     ]);
+    if let Some(triple) = testkit::cross_target() {
+        probe.args(["--target", &triple]);
+    }
+    probe.args(["--", "--print", "native-static-libs"]);
     let out = run_captured(&mut probe)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     parse_native_static_libs(&stderr).ok_or_else(|| {

@@ -4,10 +4,12 @@
 //! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
 //! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
-//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance").
+//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance");
+//! * `cross`: regcheck built for and tested on another architecture (README, "Platforms").
 
 mod artifacts;
 mod bench;
+mod cross;
 mod demo;
 mod install;
 mod mutants;
@@ -43,6 +45,12 @@ tasks:
                            program run bare and under LD_PRELOAD, against a stand-in vendor and
                            the simulator; prints the table of the README's Performance section
                            (--short: one quick round, only checks that it runs)
+  cross aarch64 [--mirror URL] [--no-test]
+                           (root) build regcheck, the audit module, the command and the
+                           simulator for aarch64 in a Debian sid chroot with its cross
+                           toolchain (made once under target/cross), compare the exports with
+                           x86_64's, then run the tests under qemu-aarch64; lists the tests
+                           that cannot run there, with the reason, and the time taken
   help                     print this text
 ";
 
@@ -79,6 +87,7 @@ fn run(args: &[String]) -> Result<i32> {
         "test" => testcmd::run(rest),
         "mutants" => mutants::run(rest),
         "bench" => bench::run(rest),
+        "cross" => cross::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)

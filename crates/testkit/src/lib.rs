@@ -12,11 +12,14 @@
 //!   A failure message shows the end of a long output ([`SHOWN_LINES`] lines at most) and
 //!   names the file under `<target>/testkit/output/` that holds all of it.
 //!
+//! * [`command`] starts a program of the tested architecture: natively, or under the
+//!   emulator when the tests run for another one ([`emulator`]; `cargo xtask cross`).
 //! * [`unavailable`] fails a test that lacks something of the machine, unless
 //!   `REGCHECK_TEST_ALLOW_SKIP` names it.
 //!
 //! Everything here is safe to call from many test threads and many test processes at once.
 
+mod emulator;
 mod make;
 mod modes;
 mod paths;
@@ -26,7 +29,10 @@ mod shown;
 mod skip;
 mod table;
 
-pub use make::{asan_runtime, regcheck, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS};
+pub use emulator::{command, cross_target, emulator};
+pub use make::{
+    asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS,
+};
 pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};

@@ -305,10 +305,22 @@ fn workspace_has_package(name: &str) -> bool {
     }
 }
 
+/// Where cargo puts a release build: `<target>/release`, or `<target>/<triple>/release` when
+/// cross-building (see [`crate::emulator`]).
+pub fn release_dir() -> PathBuf {
+    match crate::emulator::cross_target() {
+        Some(triple) => target_dir().join(triple).join("release"),
+        None => target_dir().join("release"),
+    }
+}
+
 fn build_regcheck() -> Result<Regcheck, String> {
     let root = workspace_root();
     let mut cmd = Command::new(cargo());
     cmd.current_dir(&root).args(["build", "--release", "-p", "regcheck"]).env("CARGO_TARGET_DIR", target_dir());
+    if let Some(triple) = crate::emulator::cross_target() {
+        cmd.args(["--target", &triple]);
+    }
     for extra in ["regcheck-audit", "regcheck-cli"] {
         if workspace_has_package(extra) {
             cmd.args(["-p", extra]);
@@ -316,7 +328,7 @@ fn build_regcheck() -> Result<Regcheck, String> {
     }
     run_checked(&mut cmd)?;
     // The build itself puts the SONAME link (`libregcheck.so.0.<minor>`) beside the library.
-    let lib_dir = target_dir().join("release");
+    let lib_dir = release_dir();
     Ok(Regcheck {
         shared: lib_dir.join("libregcheck.so"),
         static_lib: lib_dir.join("libregcheck.a"),

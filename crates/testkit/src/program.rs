@@ -214,7 +214,7 @@ impl Program {
             a.push(s.into());
         }
         a.push("-Wl,--no-as-needed".into());
-        let rc_dir = rc.map(|r| r.lib_dir.clone()).unwrap_or_else(|| target_dir().join("release"));
+        let rc_dir = rc.map(|r| r.lib_dir.clone()).unwrap_or_else(crate::make::release_dir);
         match (self.link, rc) {
             (Link::RegcheckShared, Some(r)) => {
                 a.push("-L".into());

@@ -101,7 +101,7 @@ impl Run {
     /// # Panics
     /// When the program cannot be started or does not finish within the timeout.
     pub fn run(&self) -> Outcome {
-        let mut cmd = Command::new(&self.exe);
+        let mut cmd = crate::emulator::command(&self.exe);
         cmd.args(&self.args);
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);

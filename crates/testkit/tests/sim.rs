@@ -65,7 +65,7 @@ fn inherited_aclsim_variables_are_cleared() {
     // a test process that has one.
     const INHERITED: &str = "Ascend310P3";
     if std::env::var("ACLSIM_SOC_NAME").as_deref() != Ok(INHERITED) {
-        let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+        let mut cmd = testkit::command(std::env::current_exe().expect("the test binary"));
         cmd.args(["--exact", "inherited_aclsim_variables_are_cleared", "--test-threads=1"])
             .env("ACLSIM_SOC_NAME", INHERITED);
         let out = output_within(&mut cmd, Duration::from_secs(300)).expect("the test binary ran");
@@ -591,7 +591,13 @@ fn claimed_ports_are_distinct_held_and_outside_the_ephemeral_range() {
     let tmp = testkit::target_dir().join("testkit").join("claim_port");
     std::fs::create_dir_all(&tmp).unwrap();
     let spawn = || {
-        Command::new(&exe).arg("3").env("TMPDIR", &tmp).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap()
+        testkit::command(&exe)
+            .arg("3")
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
     };
     // two processes (each with a child) claiming at the same time
     let (mut a, mut b) = (spawn(), spawn());
