@@ -3,6 +3,7 @@
 //! - [`acl`]: the ACL runtime's own function names (interposers; not in our header).
 //! - [`hixl`]: the mangled `hixl::Hixl` members and `HixlCS*` functions (not in our header).
 //! - [`api`]: regcheck's own `regcheck_*` API, declared in `include/regcheck.h`.
+//! - [`api_findings`]: its findings log (`regcheck_finding_*`), in the same header.
 //!
 //! Every exported function is thin: vendor-named ones call the front end, whose `run`
 //! catches panics and forwards; `regcheck_*` ones wrap their body in [`boundary`].
@@ -10,6 +11,7 @@
 /// cbindgen:ignore
 pub mod acl;
 pub mod api;
+pub mod api_findings;
 /// cbindgen:ignore
 pub mod errmsg;
 /// cbindgen:ignore
