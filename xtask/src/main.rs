@@ -4,7 +4,8 @@
 //! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
 //! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
-//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance").
+//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance");
+//! * `wheel`: the `regcheck` Python wheel (README, "Python").
 
 mod artifacts;
 mod bench;
@@ -14,6 +15,7 @@ mod mutants;
 mod templates;
 mod testcmd;
 mod util;
+mod wheel;
 
 use std::path::PathBuf;
 
@@ -43,6 +45,12 @@ tasks:
                            program run bare and under LD_PRELOAD, against a stand-in vendor and
                            the simulator; prints the table of the README's Performance section
                            (--short: one quick round, only checks that it runs)
+  wheel [--out DIR]        build (release) and pack the Python wheel into DIR (default
+                           <target>/wheels): the command, libregcheck.so, the LD_AUDIT module,
+                           regcheck.h, the simulator, the `regcheck` Python module and pytest
+                           plugin; tagged manylinux_2_Y for the newest GLIBC_2.Y the files need;
+                           the packing tools (scikit-build-core, wheel) are installed from PyPI
+                           into <target>/wheel/tools when missing, saying so
   help                     print this text
 ";
 
@@ -79,6 +87,7 @@ fn run(args: &[String]) -> Result<i32> {
         "test" => testcmd::run(rest),
         "mutants" => mutants::run(rest),
         "bench" => bench::run(rest),
+        "wheel" => wheel::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)
