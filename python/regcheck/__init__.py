@@ -29,6 +29,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
+from importlib import metadata as _metadata
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _native, _paths
@@ -47,10 +48,8 @@ __all__ = [
 ]
 
 try:
-    from importlib.metadata import version as _dist_version
-
-    __version__ = _dist_version("regcheck")
-except Exception:  # not installed (a source checkout)
+    __version__ = _metadata.version("regcheck")
+except _metadata.PackageNotFoundError:  # not installed (a source checkout)
     __version__ = "0+unknown"
 
 
@@ -230,7 +229,7 @@ class _Sites:
 
         def __init__(self: ctypes.CDLL, *args: Any, **kwargs: Any) -> None:
             original_init(self, *args, **kwargs)
-            base = self._FuncPtr  # type: ignore[attr-defined]
+            base = self._FuncPtr
 
             class _FuncPtr(base):  # type: ignore[misc, valid-type]
                 _flags_ = base._flags_
@@ -244,7 +243,7 @@ class _Sites:
                         _Sites.attribute(before, after, sys._getframe(1))
                     return result
 
-            self._FuncPtr = _FuncPtr  # type: ignore[attr-defined]
+            self._FuncPtr = _FuncPtr
 
         ctypes.CDLL.__init__ = __init__  # type: ignore[method-assign]
 

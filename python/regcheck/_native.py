@@ -50,7 +50,7 @@ def _noload(name: str) -> Optional[ctypes.CDLL]:
 def _find() -> Optional[ctypes.CDLL]:
     try:
         glob = ctypes.CDLL(None)
-        getattr(glob, "regcheck_version")
+        glob.regcheck_version  # noqa: B018 (raises AttributeError without regcheck)
         return glob
     except (OSError, AttributeError):
         pass
