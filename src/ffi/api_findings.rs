@@ -67,7 +67,7 @@ unsafe fn write_out(e: &Entry, out: *mut regcheck_logged_finding) {
 /// `ctypes`) to check their declaration against the library they run with.
 #[no_mangle]
 pub extern "C" fn regcheck_logged_finding_size() -> usize {
-    std::mem::size_of::<regcheck_logged_finding>()
+    boundary("regcheck_logged_finding_size", 0, std::mem::size_of::<regcheck_logged_finding>)
 }
 
 /// The sequence number of the process's latest finding (0 before the first). Remember it, and

@@ -113,6 +113,14 @@ mod tests {
                 internal(regcheck_rule_example(c"ACL-HOSTREG-ALIGN".as_ptr(), &mut wrong, &mut right))
                     && wrong.is_null(),
             );
+            use super::api_findings::*;
+            let mut logged = MaybeUninit::<regcheck_logged_finding>::uninit();
+            check("regcheck_logged_finding_size", regcheck_logged_finding_size() == 0);
+            check("regcheck_findings_last_seq", regcheck_findings_last_seq() == 0);
+            check("regcheck_findings_count", regcheck_findings_count() == 0);
+            check("regcheck_findings_dropped", regcheck_findings_dropped() == 0);
+            check("regcheck_finding_get", internal(regcheck_finding_get(0, logged.as_mut_ptr())));
+            check("regcheck_finding_next", internal(regcheck_finding_next(0, logged.as_mut_ptr())));
         }
         FORCE_PANIC.with(|f| f.set(false));
         // and without the forced panic, the same calls work
