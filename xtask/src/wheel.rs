@@ -117,6 +117,9 @@ pub fn pack(inputs: &WheelInputs, out: &Path) -> Result<PathBuf> {
         .env("SKBUILD_CMAKE_DEFINE", format!("REGCHECK_STAGE_DIR={}", stage.display()))
         .env("SKBUILD_BUILD_DIR", work.join("build"));
     run_visible(&mut cmd)?;
+    // scikit-build-core tags the wheel for this machine; name the packed files' architecture
+    // before asking auditwheel (the files may come from another architecture's build).
+    retag(&python, &single_wheel(&built_dir)?, &format!("linux_{}", inputs.arch))?;
     let plain = single_wheel(&built_dir)?;
 
     let mut show = Command::new(&python);
@@ -127,9 +130,7 @@ pub fn pack(inputs: &WheelInputs, out: &Path) -> Result<PathBuf> {
     let tag = platform_tag(glibc.max(policy), &inputs.arch);
     eprintln!("xtask: auditwheel show: consistent with manylinux_{}_{}; platform tag {tag}", policy.0, policy.1);
 
-    let mut retag = Command::new(&python);
-    retag.args(["-m", "wheel", "tags", "--remove", "--platform-tag", &tag]).arg(&plain);
-    run_captured(&mut retag)?;
+    retag(&python, &plain, &tag)?;
     let tagged = single_wheel(&built_dir)?;
 
     let version = package_field(&root.join("Cargo.toml"), "version")?;
@@ -142,6 +143,13 @@ pub fn pack(inputs: &WheelInputs, out: &Path) -> Result<PathBuf> {
     let dest = out.join(&name);
     fs::copy(&tagged, &dest).map_err(|e| format!("cannot copy {} to {}: {e}", tagged.display(), dest.display()))?;
     Ok(dest)
+}
+
+/// Replaces the platform tag of `wheel` (renamed in place) with `tag`.
+fn retag(python: &Path, wheel: &Path, tag: &str) -> Result<()> {
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "wheel", "tags", "--remove", "--platform-tag", tag]).arg(wheel);
+    run_captured(&mut cmd).map(|_| ())
 }
 
 /// Copies the files into the staged tree (the install prefix's layout); returns the ELF files.
