@@ -86,7 +86,9 @@ def active() -> bool:
     """Whether the regcheck layer is loaded in this process.
 
     False when the process was not started under it: start it with ``regcheck run --audit
-    python ...`` (the layer must be loaded before the interpreter starts).
+    python ...`` (the layer must be loaded before the interpreter starts). Raises
+    ``RuntimeError`` when the loaded library is of another version whose findings log this
+    module cannot read.
     """
     return _native.library() is not None
 

@@ -93,14 +93,25 @@ def _describe(f: regcheck.Finding) -> str:
     return "\n".join(lines)
 
 
+_problem: Optional[str] = None
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    global _problem
     if config.pluginmanager.has_plugin("regcheck-session"):
         return
-    if regcheck.active():
+    try:
+        loaded = regcheck.active()
+    except RuntimeError as e:  # a regcheck library this module cannot read
+        _problem = str(e)
+        return
+    if loaded:
         config.pluginmanager.register(_Plugin(config.getoption("regcheck_warnings")), "regcheck-session")
 
 
 def pytest_report_header(config: pytest.Config) -> Optional[str]:
+    if _problem is not None:
+        return f"regcheck: the layer is loaded but its findings cannot be read, nothing is checked: {_problem}"
     if config.pluginmanager.has_plugin("regcheck-session"):
         return (
             f"regcheck: the layer is loaded (regcheck {regcheck.version()}); error findings fail the test, "
