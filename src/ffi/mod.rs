@@ -29,6 +29,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// first), then the call-site lock's; the first-use registrations stay as a fallback.
 extern "C" fn register_fork_handlers_at_load() {
     crate::platform::procfd::install_fork_handlers();
+    crate::report::findings::install_fork_handlers();
     crate::callsite::install_fork_handlers();
     crate::state::install_fork_handlers();
 }

@@ -70,6 +70,12 @@ extern "C" fn fork_release() {
 
 static HANDLERS: AtFork = AtFork::new(Some(fork_prepare), Some(fork_release), Some(fork_release));
 
+/// Register the `fork()` handlers that keep the log's lock usable in a child (once; see
+/// [`crate::platform::atfork`]). The lock is never held while another is taken.
+pub fn install_fork_handlers() {
+    HANDLERS.ensure();
+}
+
 fn locked<R>(f: impl FnOnce(&mut Log) -> R) -> R {
     HANDLERS.ensure();
     let mut log = LOG.lock().unwrap_or_else(PoisonError::into_inner);
