@@ -145,6 +145,33 @@ typedef struct {
   char text[512];
 } regcheck_call_site;
 
+// One finding of the process's findings log, copied out. Strings are NUL-terminated, possibly
+// truncated (the message at 4095 bytes).
+typedef struct {
+  // 1 for the process's first finding, then 2, 3, ... (never reused; a gap means findings
+  // were dropped from the log).
+  uint64_t seq;
+  // The code regcheck returned (rejected), or would return in enforce mode (report mode);
+  // 0 when the call was forwarded.
+  int64_t code;
+  // The kernel thread ID (gettid) of the thread that made the call.
+  uint64_t tid;
+  // Numeric rule ID.
+  uint32_t rule_id;
+  // The severity: the rule's action in force when it was found (info, warn or error).
+  regcheck_action severity;
+  // Whether regcheck rejected the call (the vendor was not called).
+  bool rejected;
+  // Textual rule ID, e.g. "ACL-HOSTREG-ALIGN".
+  char rule_name[64];
+  // The intercepted function, e.g. "aclrtHostRegisterV2".
+  char call[128];
+  // The application's frame that made the call, as in the log ("main (app.c:12)"), or "".
+  char call_site[512];
+  // The message as logged: rule, call and arguments, what is wrong, the fix, the outcome.
+  char message[4096];
+} regcheck_logged_finding;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -254,6 +281,35 @@ uint32_t regcheck_last_rejection_rule(void);
 // # Safety
 // `name` must be NULL or a NUL-terminated string; `wrong` and `right` NULL or writable.
 regcheck_status regcheck_rule_example(const char *name, const char **wrong, const char **right);
+
+// `sizeof(regcheck_logged_finding)`, for bindings that declare the struct themselves (Python
+// `ctypes`) to check their declaration against the library they run with.
+size_t regcheck_logged_finding_size(void);
+
+// The sequence number of the process's latest finding (0 before the first). Remember it, and
+// later `regcheck_finding_next` from it gives what came since.
+uint64_t regcheck_findings_last_seq(void);
+
+// How many findings the log holds now (at most 1024).
+size_t regcheck_findings_count(void);
+
+// How many findings were dropped from the log because it was full (the oldest go first).
+uint64_t regcheck_findings_dropped(void);
+
+// The finding at `index` of the log (0: the oldest kept). `REGCHECK_STATUS_NOT_FOUND` past
+// the end.
+//
+// # Safety
+// `out` must be NULL or writable.
+regcheck_status regcheck_finding_get(size_t index, regcheck_logged_finding *out);
+
+// The oldest kept finding whose sequence number is above `after_seq`: loop with
+// `after_seq = f.seq` to read everything since a `regcheck_findings_last_seq()`.
+// `REGCHECK_STATUS_NOT_FOUND` when there is none (yet).
+//
+// # Safety
+// `out` must be NULL or writable.
+regcheck_status regcheck_finding_next(uint64_t after_seq, regcheck_logged_finding *out);
 
 #ifdef __cplusplus
 }  // extern "C"

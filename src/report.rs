@@ -5,6 +5,7 @@
 //! as the calling thread's last rejection, which `aclGetRecentErrMsg` returns until the
 //! thread's next ACL or HIXL call.
 
+pub mod findings;
 pub mod json;
 
 use std::cell::RefCell;
@@ -170,6 +171,10 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
             };
             log::log!(target: "regcheck", level, "{}", with_frames(&text, &sites));
         }
+    }
+    if action != Action::Off {
+        let stack = with_current_site(|c| c.stack.clone()).unwrap_or_default();
+        findings::record(f.rule, action, outcome, call, &msg, stack);
     }
     if matches!(outcome, Outcome::Rejected(_)) && action == Action::Error {
         set_rejection(f.rule, &msg);

@@ -221,7 +221,8 @@ unsafe fn str_arg<'a>(p: *const c_char) -> Option<&'a str> {
     }
 }
 
-fn copy_str(dst: &mut [c_char], s: &str) {
+/// Copies `s` into `dst`, truncated, NUL-terminated.
+pub(crate) fn copy_str(dst: &mut [c_char], s: &str) {
     let n = s.len().min(dst.len().saturating_sub(1));
     for (d, b) in dst.iter_mut().zip(s.as_bytes()[..n].iter()) {
         *d = *b as c_char;

@@ -3,6 +3,7 @@
 //! - [`acl`]: the ACL runtime's own function names (interposers; not in our header).
 //! - [`hixl`]: the mangled `hixl::Hixl` members and `HixlCS*` functions (not in our header).
 //! - [`api`]: regcheck's own `regcheck_*` API, declared in `include/regcheck.h`.
+//! - [`api_findings`]: its findings log (`regcheck_finding_*`), in the same header.
 //!
 //! Every exported function is thin: vendor-named ones call the front end, whose `run`
 //! catches panics and forwards; `regcheck_*` ones wrap their body in [`boundary`].
@@ -10,6 +11,7 @@
 /// cbindgen:ignore
 pub mod acl;
 pub mod api;
+pub mod api_findings;
 /// cbindgen:ignore
 pub mod errmsg;
 /// cbindgen:ignore
@@ -27,6 +29,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// first), then the call-site lock's; the first-use registrations stay as a fallback.
 extern "C" fn register_fork_handlers_at_load() {
     crate::platform::procfd::install_fork_handlers();
+    crate::report::findings::install_fork_handlers();
     crate::callsite::install_fork_handlers();
     crate::state::install_fork_handlers();
 }
@@ -111,6 +114,14 @@ mod tests {
                 internal(regcheck_rule_example(c"ACL-HOSTREG-ALIGN".as_ptr(), &mut wrong, &mut right))
                     && wrong.is_null(),
             );
+            use super::api_findings::*;
+            let mut logged = MaybeUninit::<regcheck_logged_finding>::uninit();
+            check("regcheck_logged_finding_size", regcheck_logged_finding_size() == 0);
+            check("regcheck_findings_last_seq", regcheck_findings_last_seq() == 0);
+            check("regcheck_findings_count", regcheck_findings_count() == 0);
+            check("regcheck_findings_dropped", regcheck_findings_dropped() == 0);
+            check("regcheck_finding_get", internal(regcheck_finding_get(0, logged.as_mut_ptr())));
+            check("regcheck_finding_next", internal(regcheck_finding_next(0, logged.as_mut_ptr())));
         }
         FORCE_PANIC.with(|f| f.set(false));
         // and without the forced panic, the same calls work

@@ -58,6 +58,8 @@ int main(void) {
     CHECK(regcheck_check_host_register(buf, 4096, 0, NULL) == REGCHECK_STATUS_NULL_ARGUMENT);
 
     /* Rejection, the thread's last rejection message, and run-time actions. */
+    uint64_t seq0 = regcheck_findings_last_seq();
+    size_t kept0 = regcheck_findings_count();
     CHECK(regcheck_last_rejection(NULL, 0) == 0);
     CHECK(aclrtHostRegisterV2(buf + 8, 4096, ACL_HOST_REG_MAPPED) == ACL_ERROR_INVALID_PARAM);
     char msg[512];
@@ -76,6 +78,33 @@ int main(void) {
     CHECK(aclrtHostRegisterV2(buf, 4096, ACL_HOST_REG_MAPPED) == 0);
     CHECK(regcheck_live_host_registrations() == 1);
     CHECK(aclrtHostUnregister(buf) == 0);
+
+    /* The findings log: the three misaligned calls above, in order, since seq0. */
+    CHECK(regcheck_logged_finding_size() == sizeof(regcheck_logged_finding));
+    CHECK(regcheck_findings_last_seq() == seq0 + 3 && regcheck_findings_count() == kept0 + 3);
+    CHECK(regcheck_findings_dropped() == 0);
+    regcheck_logged_finding lf;
+    uint64_t seq = seq0;
+    int seen = 0;
+    while (regcheck_finding_next(seq, &lf) == REGCHECK_STATUS_OK) {
+        CHECK(lf.seq == seq + 1);
+        seq = lf.seq;
+        seen++;
+        CHECK(strcmp(lf.rule_name, "ACL-HOSTREG-ALIGN") == 0 && strcmp(lf.call, "aclrtHostRegisterV2") == 0);
+        CHECK(strstr(lf.message, "[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(") != NULL);
+        CHECK(strncmp(lf.call_site, "main (", 6) == 0 && strstr(lf.call_site, "api_test.c:") != NULL);
+        CHECK(lf.tid != 0);
+        if (seen == 2) { /* the warning: forwarded, the vendor's own answer */
+            CHECK(lf.severity == REGCHECK_ACTION_WARN && !lf.rejected && lf.code == 0);
+        } else {
+            CHECK(lf.severity == REGCHECK_ACTION_ERROR && lf.rejected && lf.code == ACL_ERROR_INVALID_PARAM);
+        }
+    }
+    CHECK(seen == 3);
+    CHECK(regcheck_finding_get(kept0 + 2, &lf) == REGCHECK_STATUS_OK && lf.seq == seq0 + 3);
+    CHECK(regcheck_finding_get(kept0 + 3, &lf) == REGCHECK_STATUS_NOT_FOUND);
+    CHECK(regcheck_finding_get(0, NULL) == REGCHECK_STATUS_NULL_ARGUMENT);
+    CHECK(regcheck_finding_next(0, NULL) == REGCHECK_STATUS_NULL_ARGUMENT);
 
     /* The detected environment. */
     regcheck_environment env;

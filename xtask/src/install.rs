@@ -170,7 +170,7 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
 }
 
 /// The regular files under `dir`, recursively, sorted.
-fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     for entry in entries {

@@ -5,7 +5,8 @@
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
 //! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
 //! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance");
-//! * `cross`: regcheck built for and tested on another architecture (README, "Platforms").
+//! * `cross`: regcheck built for and tested on another architecture (README, "Platforms");
+//! * `wheel`: the `regcheck` Python wheel (README, "Python").
 
 mod artifacts;
 mod bench;
@@ -16,6 +17,7 @@ mod mutants;
 mod templates;
 mod testcmd;
 mod util;
+mod wheel;
 
 use std::path::PathBuf;
 
@@ -51,6 +53,12 @@ tasks:
                            toolchain (made once under target/cross), compare the exports with
                            x86_64's, then run the tests under qemu-aarch64; lists the tests
                            that cannot run there, with the reason, and the time taken
+  wheel [--out DIR]        build (release) and pack the Python wheel into DIR (default
+                           <target>/wheels): the command, libregcheck.so, the LD_AUDIT module,
+                           regcheck.h, the simulator, the `regcheck` Python module and pytest
+                           plugin; tagged manylinux_2_Y for the newest GLIBC_2.Y the files need;
+                           the packing tools (scikit-build-core, wheel) are installed from PyPI
+                           into <target>/wheel/tools when missing, saying so
   help                     print this text
 ";
 
@@ -88,6 +96,7 @@ fn run(args: &[String]) -> Result<i32> {
         "mutants" => mutants::run(rest),
         "bench" => bench::run(rest),
         "cross" => cross::run(rest),
+        "wheel" => wheel::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)
