@@ -14,7 +14,8 @@
 //!    `aarch64-unknown-linux-gnu` into `target/cross/aarch64/prefix`: `libregcheck.so`/`.a`,
 //!    `libregcheck_audit.so`, the `regcheck` command and the simulator's libraries, all aarch64;
 //! 4. compares the exported symbols of the aarch64 libraries with the x86_64 ones (`nm -D`);
-//! 5. runs `regcheck doctor` under `qemu-aarch64` (which memory-map source runs there);
+//! 5. runs `regcheck doctor` under `qemu-aarch64` (which memory-map source runs there), and
+//!    packs the aarch64 Python wheel (`cargo xtask wheel --arch aarch64` packs it again);
 //! 6. runs the test suite for aarch64: the test programs are aarch64 programs run by
 //!    `qemu-aarch64` (cargo's runner); every C and C++ program they build comes from the cross
 //!    compiler and runs under the emulator too (`testkit::emulator`). The tests that cannot run
@@ -172,7 +173,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     let step = Instant::now();
     let cargo_home = vendor(&cross)?;
     let target_dir = cross.join(arch.name);
-    let prefix = target_dir.join("prefix");
+    let prefix = prefix(arch.name)?;
     let env = chroot_env(arch, &cargo_home, &target_dir);
     let mut install =
         in_chroot(&chroot, &root, &env, &["cargo", "run", "--offline", "--locked", "-q", "-p", "xtask", "--"]);
@@ -183,6 +184,8 @@ pub fn run(args: &[String]) -> Result<i32> {
 
     compare_exports(&prefix)?;
     doctor(arch, &chroot, &root, &env, &prefix)?;
+    let wheel = crate::wheel::pack(&crate::wheel::inputs_from_prefix(&prefix, arch.name), &target_dir.join("wheels"))?;
+    eprintln!("xtask: cross: the {} wheel: {}", arch.name, wheel.display());
 
     let mut failed = false;
     if test {
@@ -193,6 +196,12 @@ pub fn run(args: &[String]) -> Result<i32> {
     }
     eprintln!("xtask: cross {}: {} in {:.0?}", arch.name, if failed { "FAILED" } else { "passed" }, started.elapsed());
     Ok(if failed { 1 } else { 0 })
+}
+
+/// Where the cross build of `arch` is installed (`cargo xtask install`'s layout).
+pub fn prefix(arch: &str) -> Result<PathBuf> {
+    let known = ARCHES.iter().find(|a| a.name == arch).ok_or_else(|| format!("unknown architecture `{arch}`"))?;
+    Ok(testkit::target_dir().join("cross").join(known.name).join("prefix"))
 }
 
 fn is_root() -> bool {

@@ -53,12 +53,14 @@ tasks:
                            toolchain (made once under target/cross), compare the exports with
                            x86_64's, then run the tests under qemu-aarch64; lists the tests
                            that cannot run there, with the reason, and the time taken
-  wheel [--out DIR]        build (release) and pack the Python wheel into DIR (default
+  wheel [--out DIR] [--arch aarch64]
+                           build (release) and pack the Python wheel into DIR (default
                            <target>/wheels): the command, libregcheck.so, the LD_AUDIT module,
                            regcheck.h, the simulator, the `regcheck` Python module and pytest
                            plugin; tagged manylinux_2_Y for the newest GLIBC_2.Y the files need;
                            the packing tools (scikit-build-core, wheel) are installed from PyPI
-                           into <target>/wheel/tools when missing, saying so
+                           into <target>/wheel/tools when missing, saying so; --arch aarch64
+                           packs the build of `cross aarch64` instead
   help                     print this text
 ";
 

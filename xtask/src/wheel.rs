@@ -50,28 +50,62 @@ pub struct WheelInputs {
     pub sim_include_dir: PathBuf,
 }
 
-/// `cargo xtask wheel [--out DIR]`.
+/// `cargo xtask wheel [--out DIR] [--arch ARCH]`.
 pub fn run(args: &[String]) -> Result<i32> {
     let mut out = testkit::target_dir().join("wheels");
+    let mut arch = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let value = if arg == "--out" {
-            it.next().ok_or("--out needs a directory")?.clone()
-        } else if let Some(v) = arg.strip_prefix("--out=") {
-            v.to_string()
-        } else {
-            return Err(format!("unknown option `{arg}` for `wheel`; usage: cargo xtask wheel [--out DIR]"));
+        let (option, value) = match arg.split_once('=') {
+            Some((o, v)) => (o, v.to_string()),
+            None => (arg.as_str(), it.next().cloned().unwrap_or_default()),
         };
         if value.is_empty() {
-            return Err("--out needs a directory".into());
+            return Err(format!("{option} needs a value; usage: cargo xtask wheel [--out DIR] [--arch ARCH]"));
         }
-        out = PathBuf::from(value);
+        match option {
+            "--out" => out = PathBuf::from(value),
+            "--arch" => arch = Some(value),
+            _ => {
+                return Err(format!(
+                    "unknown option `{arg}` for `wheel`; usage: cargo xtask wheel [--out DIR] [--arch ARCH]"
+                ))
+            }
+        }
     }
-    let wheel = build_host(&out)?;
+    let wheel = match arch {
+        Some(arch) if arch != std::env::consts::ARCH => {
+            let prefix = crate::cross::prefix(&arch)?;
+            if !prefix.join("lib/libregcheck.so").exists() {
+                return Err(format!(
+                    "no {arch} build in {}: run `cargo xtask cross {arch}` first (as root)",
+                    prefix.display()
+                ));
+            }
+            pack(&inputs_from_prefix(&prefix, &arch), &out)?
+        }
+        _ => build_host(&out)?,
+    };
     println!("built {}", wheel.display());
     println!("  install: python3 -m pip install {}", wheel.display());
     println!("  then:    regcheck run --audit python3 app.py   or   regcheck run --audit pytest tests/");
     Ok(0)
+}
+
+/// The files of an install prefix (`cargo xtask install`'s layout; the cross build's
+/// `target/cross/<arch>/prefix`), built for `arch`.
+pub fn inputs_from_prefix(prefix: &Path, arch: &str) -> WheelInputs {
+    WheelInputs {
+        arch: arch.to_string(),
+        shared: prefix.join("lib/libregcheck.so"),
+        audit: prefix.join("lib/libregcheck_audit.so"),
+        cli: prefix.join("bin/regcheck"),
+        runner: prefix.join("bin/regcheck-run"),
+        header: prefix.join("include/regcheck.h"),
+        sim_lib_dir: prefix.join("lib/regcheck/sim"),
+        sim_lib_files: testkit::sim_lib_files().iter().map(|s| s.to_string()).collect(),
+        sim_include_dir: prefix.join("include/regcheck/sim"),
+    }
 }
 
 /// Builds regcheck (release) and the simulator on this machine, then packs them into `out`.
