@@ -260,6 +260,9 @@ mod tests {
     fn query_all(start: usize, end: usize) -> (RangeView, RangeView) {
         let mut views = Vec::new();
         for (source, lock) in sources() {
+            // the text path's kept map may hold a same-size mapping an earlier test made at
+            // this address (its documented blind spot): compare fresh reads
+            textcache::forget();
             let v = query_with(start, end, lock, source).unwrap_or_else(|e| panic!("{source:?}/{lock}: {e}"));
             views.push(((source, lock), v));
         }
