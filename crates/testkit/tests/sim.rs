@@ -294,6 +294,22 @@ fn hixl_two_engines_and_client_server() {
     assert!(out.sim_calls("Hixl::Finalize") >= 5, "{}", out.dump());
 }
 
+/// A transfer over memory that is not mapped fails instead of crashing the process, with
+/// `process_vm_readv` and where it is refused (the pipe path, which qemu-user takes too).
+#[test]
+fn hixl_copies_never_crash_on_unmapped_memory() {
+    let exe = Program::cxx("hixl_safe_copy", &["sim/tests/hixl_safe_copy.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
+    for refused in [false, true] {
+        let mut run = Run::new(&exe);
+        if refused {
+            run = run.env("ACLSIM_NO_PROCESS_VM_READV", "1");
+        }
+        let out = run.run();
+        checked(&out);
+        assert!(out.stdout.contains("checks=11 failures=0"), "refused={refused}: {}", out.dump());
+    }
+}
+
 #[test]
 fn hixl_logs_through_acl_by_weak_references() {
     // libcann_hixl.so refers to ACL's log functions weakly, as the vendor's hixl_log.h does: it
