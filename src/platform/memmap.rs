@@ -142,9 +142,17 @@ pub fn query_with(start: usize, end: usize, with_lock_state: bool, source: Sourc
             },
         }
     };
-    let mappings = mark_stack(mappings, live.stack);
+    let mappings = in_range(mark_stack(mappings, live.stack), start, end);
     let gaps = gaps(start, end, &mappings);
     Ok(RangeView { mappings, gaps })
+}
+
+/// The mappings that intersect `[start, end)`: splitting a mapping at a thread stack inside it
+/// (`mark_stack`; a stack inside a larger anonymous mapping, as `pthread_attr_setstack` or merged
+/// neighbours make) leaves pieces outside the range.
+fn in_range(mut mappings: Vec<Mapping>, start: usize, end: usize) -> Vec<Mapping> {
+    mappings.retain(|m| m.end > start && m.start < end);
+    mappings
 }
 
 /// The unmapped holes of `[start, end)` given the mappings in it, which must be sorted by
@@ -414,6 +422,28 @@ mod tests {
         assert_eq!(v.mappings[0].locked, Some(false));
         // SAFETY: unlocking what we locked.
         unsafe { libc::munlock((map.ptr + pg) as *const libc::c_void, pg) };
+    }
+
+    /// A stack inside a larger mapping splits it in three; a range inside the stack is in the
+    /// stack's piece alone (seen under qemu-user, whose thread stacks merge with their neighbours).
+    #[test]
+    fn a_stack_inside_a_mapping_gives_only_the_pieces_in_the_range() {
+        let anon = Mapping {
+            start: 0x1000,
+            end: 0x9000,
+            readable: true,
+            writable: true,
+            shared: false,
+            path: String::new(),
+            backing: Backing::Anonymous,
+            locked: None,
+        };
+        let split = mark_stack(vec![anon], Some((0x3000, 0x5000)));
+        assert_eq!(split.len(), 3, "{split:?}");
+        let v = in_range(split, 0x3100, 0x3200);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!((v[0].start, v[0].end, &v[0].backing), (0x3000, 0x5000, &Backing::Stack));
+        assert!(gaps(0x3100, 0x3200, &v).is_empty());
     }
 
     #[test]
