@@ -225,7 +225,11 @@ fn run_driver(cmd: &mut Command, script: &str) -> (String, String) {
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "the driver crashed or failed: {}\nscript:\n{script}\n{stdout}\n{stderr}", out.status);
+    assert!(
+        out.status.success(),
+        "the driver crashed or failed: {}\nscript:\n{script}\n{stdout}\n{stderr}",
+        out.status
+    );
     (stdout, stderr)
 }
 

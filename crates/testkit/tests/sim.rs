@@ -298,7 +298,8 @@ fn hixl_two_engines_and_client_server() {
 /// `process_vm_readv` and where it is refused (the pipe path, which qemu-user takes too).
 #[test]
 fn hixl_copies_never_crash_on_unmapped_memory() {
-    let exe = Program::cxx("hixl_safe_copy", &["sim/tests/hixl_safe_copy.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
+    let exe =
+        Program::cxx("hixl_safe_copy", &["sim/tests/hixl_safe_copy.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
     for refused in [false, true] {
         let mut run = Run::new(&exe);
         if refused {
