@@ -428,17 +428,7 @@ mod tests {
     /// stack's piece alone (seen under qemu-user, whose thread stacks merge with their neighbours).
     #[test]
     fn a_stack_inside_a_mapping_gives_only_the_pieces_in_the_range() {
-        let anon = Mapping {
-            start: 0x1000,
-            end: 0x9000,
-            readable: true,
-            writable: true,
-            shared: false,
-            path: String::new(),
-            backing: Backing::Anonymous,
-            locked: None,
-        };
-        let split = mark_stack(vec![anon], Some((0x3000, 0x5000)));
+        let split = mark_stack(vec![m(0x1000, 0x9000)], Some((0x3000, 0x5000)));
         assert_eq!(split.len(), 3, "{split:?}");
         let v = in_range(split, 0x3100, 0x3200);
         assert_eq!(v.len(), 1, "{v:?}");
