@@ -15,11 +15,10 @@
 //! and keep caches: they run under one mutex of regcheck's own, which a `fork()` handler
 //! takes first, so that a child never inherits any of those locks held by another thread.
 
-use crate::platform::atfork::AtFork;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// File-name prefixes of the vendor's libraries (the simulator's and the real packages'):
 /// frames in them are skipped until the application's first frame.
@@ -136,20 +135,7 @@ pub fn calls_on_thread() -> u64 {
 /// Serialises every unwind and symbolisation (and so the `backtrace` crate's caches).
 static LOCK: Mutex<()> = Mutex::new(());
 
-thread_local! {
-    static HELD_FOR_FORK: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
-}
-
-extern "C" fn fork_prepare() {
-    let guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-    let _ = HELD_FOR_FORK.try_with(|h| *h.borrow_mut() = Some(guard));
-}
-
-extern "C" fn fork_release() {
-    let _ = HELD_FOR_FORK.try_with(|h| h.borrow_mut().take());
-}
-
-static HANDLERS: AtFork = AtFork::new(Some(fork_prepare), Some(fork_release), Some(fork_release));
+crate::platform::atfork::hold_across_fork!(static HANDLERS = LOCK, ());
 
 /// Register the `fork()` handlers that keep [`LOCK`] usable in a child (once; see
 /// [`crate::platform::atfork`]).

@@ -17,6 +17,30 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const NONE: u64 = 0;
 const DONE: u64 = u64::MAX;
 
+/// `static $handlers: AtFork` whose handlers hold the `Mutex<$t>` `$lock` across `fork()`: the
+/// forking thread takes it in `prepare` and lets it go in the parent and the child, so the child
+/// never inherits it held by a thread it does not have. Call `$handlers.ensure()` before every
+/// use of the lock.
+macro_rules! hold_across_fork {
+    ($vis:vis static $handlers:ident = $lock:path, $t:ty) => {
+        $vis static $handlers: $crate::platform::atfork::AtFork = {
+            ::std::thread_local! {
+                static HELD: ::std::cell::RefCell<Option<::std::sync::MutexGuard<'static, $t>>> =
+                    const { ::std::cell::RefCell::new(None) };
+            }
+            extern "C" fn prepare() {
+                let guard = $lock.lock().unwrap_or_else(::std::sync::PoisonError::into_inner);
+                let _ = HELD.try_with(|h| *h.borrow_mut() = Some(guard));
+            }
+            extern "C" fn release() {
+                let _ = HELD.try_with(|h| h.borrow_mut().take());
+            }
+            $crate::platform::atfork::AtFork::new(Some(prepare), Some(release), Some(release))
+        };
+    };
+}
+pub(crate) use hold_across_fork;
+
 /// The handlers of one `pthread_atfork` call.
 pub struct AtFork {
     flag: AtomicU64,

@@ -9,10 +9,9 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use crate::callsite::{self, Stack};
-use crate::platform::atfork::AtFork;
 use crate::rules::{Action, RuleId};
 
 /// Findings kept; older ones are dropped.
@@ -55,20 +54,7 @@ static LOG: Mutex<Log> = Mutex::new(Log { entries: VecDeque::new() });
 static SEQ: AtomicU64 = AtomicU64::new(0);
 static DROPPED: AtomicU64 = AtomicU64::new(0);
 
-thread_local! {
-    static HELD_FOR_FORK: std::cell::RefCell<Option<MutexGuard<'static, Log>>> = const { std::cell::RefCell::new(None) };
-}
-
-extern "C" fn fork_prepare() {
-    let guard = LOG.lock().unwrap_or_else(PoisonError::into_inner);
-    let _ = HELD_FOR_FORK.try_with(|h| *h.borrow_mut() = Some(guard));
-}
-
-extern "C" fn fork_release() {
-    let _ = HELD_FOR_FORK.try_with(|h| h.borrow_mut().take());
-}
-
-static HANDLERS: AtFork = AtFork::new(Some(fork_prepare), Some(fork_release), Some(fork_release));
+crate::platform::atfork::hold_across_fork!(static HANDLERS = LOG, Log);
 
 /// Register the `fork()` handlers that keep the log's lock usable in a child (once; see
 /// [`crate::platform::atfork`]). The lock is never held while another is taken.
