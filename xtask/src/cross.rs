@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::util::{cargo, have_tool, run_captured, run_visible, shown, Result};
+use crate::util::{cargo, have_tool, is_root, run_captured, run_visible, shown, Result};
 
 /// The architectures this task knows: (name on the command line, Rust target, Debian
 /// architecture, GNU triple of the cross compilers, qemu-user program).
@@ -213,10 +213,6 @@ pub fn run(args: &[String]) -> Result<i32> {
 pub fn prefix(arch: &str) -> Result<PathBuf> {
     let known = ARCHES.iter().find(|a| a.name == arch).ok_or_else(|| format!("unknown architecture `{arch}`"))?;
     Ok(testkit::target_dir().join("cross").join(known.name).join("prefix"))
-}
-
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
 }
 
 fn packages(arch: &Arch) -> Vec<(String, &'static str)> {

@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::process::Command;
 
-use crate::util::{cargo, have_tool, shown, Result};
+use crate::util::{cargo, have_tool, is_root, shown, Result};
 
 /// (tool, what uses it, Debian package).
 const TOOLS: &[(&str, &str, &str)] = &[
@@ -27,10 +27,6 @@ type Tool = (&'static str, &'static str, &'static str);
 
 fn missing_tools() -> Vec<&'static Tool> {
     TOOLS.iter().filter(|(tool, _, _)| !have_tool(tool)).collect()
-}
-
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
 }
 
 fn announce_and_run(cmd: &mut Command) -> bool {

@@ -49,6 +49,11 @@ pub fn shown(cmd: &Command) -> String {
     s
 }
 
+/// Whether this process runs as root (`id -u` is 0).
+pub fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
 /// Whether `tool` answers `tool --version`.
 pub fn have_tool(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
