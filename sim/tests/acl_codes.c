@@ -157,7 +157,12 @@ int main(void) {
     EXPECT_TRUE(fd >= 0);
     EXPECT_EQ(ftruncate(fd, (off_t)page), 0);
     void *filemap = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    EXPECT_EQ(aclrtHostRegisterV2(filemap, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
+    /* Under qemu-user the emulated /proc/self/maps does not always show the file: the test
+     * harness then sets ACL_CODES_NO_FILE_MAPPING and this one case is left out, said aloud. */
+    if (getenv("ACL_CODES_NO_FILE_MAPPING"))
+        printf("skipped: the file-backed mapping case (ACL_CODES_NO_FILE_MAPPING)\n");
+    else
+        EXPECT_EQ(aclrtHostRegisterV2(filemap, page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_DRV_INTERNAL_ERROR);
     unlink(path);
 
     /* shared memory that is not a regular file is fine */
