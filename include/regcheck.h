@@ -166,7 +166,8 @@ typedef struct {
   char rule_name[64];
   // The intercepted function, e.g. "aclrtHostRegisterV2".
   char call[128];
-  // The application's frame that made the call, as in the log ("main (app.c:12)"), or "".
+  // The application's frame that made the call, as in the log ("main (app.c:12)"), or ""
+  // (unknown, or not kept: see `regcheck_findings_last_seq`).
   char call_site[512];
   // The message as logged: rule, call and arguments, what is wrong, the fix, the outcome.
   char message[4096];
@@ -288,6 +289,12 @@ size_t regcheck_logged_finding_size(void);
 
 // The sequence number of the process's latest finding (0 before the first). Remember it, and
 // later `regcheck_finding_next` from it gives what came since.
+//
+// Reading the log (this function or any below) also makes every later finding keep its call
+// site. Before the first read only the findings that are logged keep it (not those beyond
+// `REGCHECK_MAX_REPEATS` for their rule, nor any when logging is off), which spares a call
+// that warns every time the unwinding of its stack. A harness that reads the log calls this
+// once when it starts.
 uint64_t regcheck_findings_last_seq(void);
 
 // How many findings the log holds now (at most 1024).

@@ -173,7 +173,12 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
         }
     }
     if action != Action::Off {
-        let stack = with_current_site(|c| c.stack.clone()).unwrap_or_default();
+        // A logged finding has unwound already; an unlogged one only for a reader of the log.
+        let stack = if logged || findings::has_reader() {
+            with_current_site(|c| c.stack.clone()).unwrap_or_default()
+        } else {
+            Stack::EMPTY
+        };
         findings::record(f.rule, action, outcome, call, &msg, stack);
     }
     if matches!(outcome, Outcome::Rejected(_)) && action == Action::Error {

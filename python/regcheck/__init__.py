@@ -128,7 +128,10 @@ class Finding:
 
 
 def last_seq() -> int:
-    """The sequence number of the latest finding so far (0 without the layer or findings)."""
+    """The sequence number of the latest finding so far (0 without the layer or findings).
+
+    The first call also makes every later finding keep its native call site (see ``findings``).
+    """
     lib = _native.library()
     return int(lib.regcheck_findings_last_seq()) if lib is not None else 0
 
@@ -168,7 +171,9 @@ def findings(since: int = 0) -> List[Finding]:
     """The findings whose sequence number is above ``since``, oldest first ([] without the layer).
 
     ``since=last_seq()`` taken earlier gives what came after that point. The layer keeps the
-    last 1024 findings; older ones are gone.
+    last 1024 findings; older ones are gone. A finding's native ``call_site`` is kept when it
+    was logged, or, for those it did not log (beyond ``REGCHECK_MAX_REPEATS``), once this
+    process has asked for findings or ``last_seq()``: call ``last_seq()`` at start-up.
     """
     raw = _read(since)
     return [

@@ -33,7 +33,8 @@ pub struct regcheck_logged_finding {
     pub rule_name: [c_char; 64],
     /// The intercepted function, e.g. "aclrtHostRegisterV2".
     pub call: [c_char; 128],
-    /// The application's frame that made the call, as in the log ("main (app.c:12)"), or "".
+    /// The application's frame that made the call, as in the log ("main (app.c:12)"), or ""
+    /// (unknown, or not kept: see `regcheck_findings_last_seq`).
     pub call_site: [c_char; 512],
     /// The message as logged: rule, call and arguments, what is wrong, the fix, the outcome.
     pub message: [c_char; 4096],
@@ -72,6 +73,12 @@ pub extern "C" fn regcheck_logged_finding_size() -> usize {
 
 /// The sequence number of the process's latest finding (0 before the first). Remember it, and
 /// later `regcheck_finding_next` from it gives what came since.
+///
+/// Reading the log (this function or any below) also makes every later finding keep its call
+/// site. Before the first read only the findings that are logged keep it (not those beyond
+/// `REGCHECK_MAX_REPEATS` for their rule, nor any when logging is off), which spares a call
+/// that warns every time the unwinding of its stack. A harness that reads the log calls this
+/// once when it starts.
 #[no_mangle]
 pub extern "C" fn regcheck_findings_last_seq() -> u64 {
     boundary("regcheck_findings_last_seq", 0, findings::last_seq)

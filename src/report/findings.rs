@@ -6,9 +6,14 @@
 //! never touches it. The call site is kept as raw addresses and symbolised when asked. When
 //! the log is full the oldest entry goes and [`dropped`] counts it; sequence numbers keep
 //! counting, so a reader sees a gap.
+//!
+//! Finding the call site means unwinding the stack. A finding that is logged has it anyway;
+//! one that is not (beyond `REGCHECK_MAX_REPEATS` for its rule, or with the log off) gets it
+//! only once something in the process has read this log ([`has_reader`]): a program that makes
+//! the same warning on every transfer and never asks pays no unwinding past the limit.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::callsite::{self, Stack};
@@ -53,6 +58,17 @@ struct Log {
 static LOG: Mutex<Log> = Mutex::new(Log { entries: VecDeque::new() });
 static SEQ: AtomicU64 = AtomicU64::new(0);
 static DROPPED: AtomicU64 = AtomicU64::new(0);
+static READ: AtomicBool = AtomicBool::new(false);
+
+/// Whether code in the process has read the log (any of the functions below but [`record`]):
+/// from then on every finding keeps its call site.
+pub fn has_reader() -> bool {
+    READ.load(Ordering::Relaxed)
+}
+
+fn reader() {
+    READ.store(true, Ordering::Relaxed);
+}
 
 crate::platform::atfork::hold_across_fork!(static HANDLERS = LOG, Log);
 
@@ -99,26 +115,31 @@ pub fn record(rule: RuleId, action: Action, outcome: super::Outcome, call: &str,
 
 /// The sequence number of the latest finding (0 before the first).
 pub fn last_seq() -> u64 {
+    reader();
     SEQ.load(Ordering::Relaxed)
 }
 
 /// Findings dropped because the log was full.
 pub fn dropped() -> u64 {
+    reader();
     DROPPED.load(Ordering::Relaxed)
 }
 
 /// How many findings the log holds.
 pub fn len() -> usize {
+    reader();
     locked(|log| log.entries.len())
 }
 
 /// The kept finding at `index` (0: the oldest kept).
 pub fn get(index: usize) -> Option<Entry> {
+    reader();
     locked(|log| log.entries.get(index).cloned())
 }
 
 /// The oldest kept finding whose sequence number is above `after`.
 pub fn next_after(after: u64) -> Option<Entry> {
+    reader();
     locked(|log| {
         let i = log.entries.partition_point(|e| e.seq <= after);
         log.entries.get(i).cloned()

@@ -469,6 +469,10 @@ fn table(
         if v == Vendor::Simulator {
             let what = "the same, regcheck loaded with REGCHECK_MODE=off (checks nothing)";
             row(&mut t, what, v, sim_off, "regunreg", a, "", "");
+        } else {
+            let what = "the same, 2 MiB less 64 bytes: a warning on every call (ACL-HOSTREG-SIZE-PAGES), past \
+                        REGCHECK_MAX_REPEATS (counted and kept in the findings log, not logged)";
+            row(&mut t, what, v, p, "regwarn", a, "", "");
         }
         row(
             &mut t,
