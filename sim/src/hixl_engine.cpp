@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <chrono>
+
 #include "acl/acl_rt.h"
 #include "aclsim.h"
 
@@ -253,7 +255,7 @@ void Engine::Worker() {
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     auto runnable = tasks_.end();
-    task_cv_.wait(lk, [this, &runnable]() {
+    auto ready = [this, &runnable]() {
       if (stopping_) return true;
       for (auto it = tasks_.begin(); it != tasks_.end(); ++it) {
         if (doing_.count(it->remote) == 0) {
@@ -262,7 +264,10 @@ void Engine::Worker() {
         }
       }
       return false;
-    });
+    };
+    // A timed wait: the untimed std::condition_variable::wait is a GCC 12 symbol
+    // (GLIBCXX_3.4.30, above what sim/src/portable.h keeps to); the timed one is inline.
+    while (!ready()) task_cv_.wait_for(lk, std::chrono::seconds(1));
     if (stopping_) return;
     Task task = *runnable;
     tasks_.erase(runnable);

@@ -163,6 +163,15 @@ pub fn pack(inputs: &WheelInputs, out: &Path) -> Result<PathBuf> {
         .ok_or_else(|| format!("auditwheel show found no manylinux policy for the wheel:\n{shown}"))?;
     let tag = platform_tag(glibc.max(policy), &inputs.arch);
     eprintln!("xtask: auditwheel show: consistent with manylinux_{}_{}; platform tag {tag}", policy.0, policy.1);
+    let Ceiling { glibc: (major, minor), glibcxx, cxxabi } = TAG_CEILING;
+    if glibc.max(policy) > (major, minor) {
+        return Err(format!(
+            "the wheel would be {tag}, newer than manylinux_{major}_{minor} (what a glibc {major}.{minor} host such \
+             as openEuler 22.03 LTS installs); these symbols of the packed files need more than glibc {major}.{minor}, \
+             GLIBCXX_3.4.{glibcxx} or CXXABI_1.3.{cxxabi} (sim/src/portable.h says how the simulator avoids them):\n{}",
+            symbols_above(&elf_files, TAG_CEILING)?.join("\n")
+        ));
+    }
 
     retag(&python, &plain, &tag)?;
     let tagged = single_wheel(&built_dir)?;
@@ -217,6 +226,51 @@ fn copy(from: &Path, to: &Path, mode: u32) -> Result<()> {
     fs::copy(from, to).map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
     fs::set_permissions(to, fs::Permissions::from_mode(mode))
         .map_err(|e| format!("cannot set the mode of {}: {e}", to.display()))
+}
+
+/// The newest versions the wheels may need: glibc 2.34, and the C++ runtime of GCC 11
+/// (GLIBCXX_3.4.29, CXXABI_1.3.13), as the manylinux_2_34 policy allows, so that they install
+/// on glibc 2.34 hosts (openEuler 22.03 LTS, on many Kunpeng machines). [`pack`] fails, naming
+/// the symbols, past it.
+#[derive(Clone, Copy)]
+struct Ceiling {
+    glibc: (u32, u32),
+    /// N of GLIBCXX_3.4.N.
+    glibcxx: u32,
+    /// N of CXXABI_1.3.N.
+    cxxabi: u32,
+}
+
+const TAG_CEILING: Ceiling = Ceiling { glibc: (2, 34), glibcxx: 29, cxxabi: 13 };
+
+/// The undefined symbols of `files` that need more than `ceiling`, as `file: symbol@VERSION`.
+fn symbols_above(files: &[PathBuf], ceiling: Ceiling) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for file in files {
+        let mut cmd = Command::new("readelf");
+        cmd.args(["--dyn-syms", "--wide"]).arg(file);
+        let text = String::from_utf8_lossy(&run_captured(&mut cmd)?.stdout).into_owned();
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        for symbol in text.lines().filter(|l| l.contains(" UND ")).filter_map(|l| l.split_whitespace().nth(7)) {
+            if version_above(symbol, ceiling) {
+                out.push(format!("  {name}: {symbol}"));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Whether `symbol@VERSION` (readelf's form) needs more than `ceiling`.
+fn version_above(symbol: &str, ceiling: Ceiling) -> bool {
+    let Some((_, version)) = symbol.split_once('@') else { return false };
+    let version = version.trim_start_matches('@');
+    let minor_above =
+        |prefix: &str, max: u32| version.strip_prefix(prefix).is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > max));
+    minor_above("GLIBCXX_3.4.", ceiling.glibcxx)
+        || minor_above("CXXABI_1.3.", ceiling.cxxabi)
+        || (version.starts_with("GLIBC_") && glibc_versions(version).into_iter().any(|v| v > ceiling.glibc))
 }
 
 /// The highest `GLIBC_<major>.<minor>` version the files need (`readelf -V`'s version needs).
@@ -301,6 +355,20 @@ pub fn tools_python(venv: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tells_the_symbols_above_the_ceiling() {
+        let ceiling = TAG_CEILING;
+        assert!(version_above("__isoc23_strtoul@GLIBC_2.38", ceiling));
+        assert!(version_above("_ZSt21ios_base_library_initv@GLIBCXX_3.4.32", ceiling));
+        assert!(!version_above("_ZSt28__throw_bad_array_new_lengthv@GLIBCXX_3.4.29", ceiling));
+        assert!(!version_above("pthread_cond_clockwait@GLIBC_2.34", ceiling));
+        assert!(!version_above("memcpy@GLIBC_2.2.5", ceiling));
+        assert!(!version_above("regcheck_version", ceiling));
+        assert!(version_above("_ZTVN10__cxxabiv117__class_type_infoE@CXXABI_1.3.15", ceiling));
+        assert!(!version_above("__cxa_begin_catch@CXXABI_1.3", ceiling));
+        assert!(!version_above("_ZTISt9exception@CXXABI_1.3.13", ceiling));
+    }
 
     #[test]
     fn reads_glibc_versions_and_makes_the_tag() {

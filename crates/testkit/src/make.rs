@@ -170,7 +170,7 @@ pub fn asan_runtime() -> PathBuf {
 
 /// The recipe, recorded beside the outputs so that a change of flags forces a rebuild.
 fn sim_recipe(extra: &[&str]) -> String {
-    let mut s = format!("cxx={:?} flags={:?} {:?}\n", cxx(), SIM_CXXFLAGS, extra);
+    let mut s = format!("cxx={:?} flags={:?} -include portable.h {:?}\n", cxx(), SIM_CXXFLAGS, extra);
     for lib in SIM_LIBS {
         s += &format!("{} {:?} {:?}\n", lib.file, lib.sources, lib.link);
     }
@@ -230,6 +230,8 @@ fn build_sim(name: &str, extra: &[&str]) -> Result<PathBuf, String> {
         let mut cmd = Command::new(cxx());
         cmd.args(SIM_CXXFLAGS)
             .args(extra)
+            .arg("-include")
+            .arg(sim_src_dir().join("portable.h"))
             .arg("-I")
             .arg(sim_include_dir())
             .arg(format!("-Wl,-soname,{}", lib.file))

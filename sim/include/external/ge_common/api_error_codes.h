@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <functional>
+#ifndef ACLSIM_BUILDING_LIBRARY  // the simulator's own build (sim/src/portable.h) uses none of it
 #include <iostream>
+#endif
 #include <map>
 #include <memory>
 #include <set>
