@@ -137,7 +137,8 @@ const CASES_LEFT_OUT: &[(&str, &str)] = &[(
 const SMAPS: &str = "qemu-user's emulated /proc/self/smaps shows no page as locked (`Locked: 0 kB`, no `lo` flag): \
                      mlock'ed memory cannot be told from pageable memory";
 const MAPS_FILE: &str = "qemu-user's emulated /proc/self/maps shows a shared file mapping as private and anonymous \
-                         (no path): the simulator's file-backed-memory check (507899) cannot see it";
+                         (no path) in some runs and not in others: the simulator's file-backed-memory check (507899) \
+                         cannot always see it";
 const FORK_THREADS: &str =
     "forks while another thread is inside the simulator, which qemu-user does not always survive: \
                             the emulated program (bare, without regcheck) hung once in three runs; regcheck's own fork \
