@@ -36,6 +36,11 @@ impl Mode {
     }
 }
 
+/// The log filter of `REGCHECK_LOG` (`env_logger` syntax), or why it is not one.
+pub fn parse_filter(spec: &str) -> Result<env_filter::Filter, env_filter::ParseError> {
+    Ok(env_filter::Builder::new().try_parse(spec)?.build())
+}
+
 /// How log lines are written (`REGCHECK_LOG_FORMAT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -281,7 +286,7 @@ impl Config {
                 }
                 "REGCHECK_LOG" => {
                     if let Some(v) = nonempty(v) {
-                        match crate::report::parse_filter(&v) {
+                        match parse_filter(&v) {
                             Ok(_) => c.log_filter = v,
                             Err(e) => warnings.push(format!(
                                 "REGCHECK_LOG={v:?} is not a log filter ({e}); using {DEFAULT_LOG_FILTER}"

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::callsite::{self, Site, Stack};
-use crate::config::{Config, LogFormat};
+use crate::config::{parse_filter, Config, LogFormat};
 use crate::rules::{Action, Finding, RuleId, CATALOGUE};
 
 /// What regcheck did with the call a finding is about.
@@ -293,11 +293,6 @@ static LOG_FILE: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
 /// The log file's lock, for the `fork()` handlers (`None` when logging to stderr).
 pub fn lock_log_file() -> Option<MutexGuard<'static, std::fs::File>> {
     LOG_FILE.get().map(|m| m.lock().unwrap_or_else(PoisonError::into_inner))
-}
-
-/// The log filter of `REGCHECK_LOG` (`env_logger` syntax), or why it is not one.
-pub fn parse_filter(spec: &str) -> Result<env_filter::Filter, env_filter::ParseError> {
-    Ok(env_filter::Builder::new().try_parse(spec)?.build())
 }
 
 /// Write one line (with its newline) where the log goes, with one `write`: the log file
