@@ -12,8 +12,10 @@ mod catalogue;
 pub mod examples;
 pub mod hixl;
 pub mod products;
+mod rules_md;
 
-pub use catalogue::{catalogue_markdown, CATALOGUE, FIELD_REPORTS};
+pub use catalogue::{CATALOGUE, FIELD_REPORTS};
+pub use rules_md::catalogue_markdown;
 
 use std::fmt;
 
