@@ -164,12 +164,23 @@ fn env() -> &'static Env {
     }
 }
 
+/// The SONAME's version (`0.<minor>` before 1.0, `<major>` after), as build.rs makes it.
+fn soversion() -> String {
+    let major = env!("CARGO_PKG_VERSION_MAJOR");
+    if major == "0" {
+        format!("0.{}", env!("CARGO_PKG_VERSION_MINOR"))
+    } else {
+        major.to_string()
+    }
+}
+
 /// The ELF files the wheel installed (the command, the libraries, the simulator's libraries).
 fn installed_elf_files(env: &Env) -> Vec<PathBuf> {
     let mut files = vec![
         env.bin("regcheck"),
         env.bin("regcheck-run"),
         env.venv.join("lib/libregcheck.so"),
+        env.venv.join(format!("lib/libregcheck.so.{}", soversion())),
         env.venv.join("lib/libregcheck_audit.so"),
     ];
     let sim = PathBuf::from(env.eval("regcheck.sim_dir()"));
@@ -180,6 +191,33 @@ fn installed_elf_files(env: &Env) -> Vec<PathBuf> {
         assert!(f.is_file(), "the wheel did not install {}", f.display());
     }
     files
+}
+
+/// A C program linked with `-lregcheck` against the installed wheel runs: the loader finds the
+/// library by its SONAME beside `libregcheck.so`, and with the layer preloaded as well the
+/// process still holds one regcheck.
+#[test]
+fn a_program_linked_with_lregcheck_against_the_wheel_runs() {
+    let env = env();
+    let lib = env.eval("regcheck.lib_dir()");
+    let exe = scratch("linked").join("linked_version");
+    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+    cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", env.eval("regcheck.include_dir()")))
+        .arg(testkit::workspace_root().join("tests/c/linked_version.c"))
+        .arg(format!("-L{lib}"))
+        .arg("-lregcheck")
+        .arg(format!("-Wl,-rpath,{lib}"))
+        .arg("-o")
+        .arg(&exe);
+    assert_ok(&run_within(&mut cc, BUILD_TIMEOUT), "building the program linked with -lregcheck");
+    let want = format!("version {} objects 1", env!("CARGO_PKG_VERSION"));
+    let out = run(&mut env.cmd(&exe));
+    assert_ok(&out, "the program linked with -lregcheck");
+    assert!(stdout(&out).contains(&want), "{}", both(&out));
+    let out = run(&mut env.under_regcheck(&[], &[exe.to_str().unwrap()]));
+    assert_ok(&out, "the program linked with -lregcheck, under regcheck run");
+    assert!(stdout(&out).contains(&want), "{}", both(&out));
 }
 
 /// The 1-based line of `file` (under tests/py) that contains `marker`.

@@ -203,6 +203,14 @@ fn stage_files(inputs: &WheelInputs, stage: &Path) -> Result<Vec<PathBuf>> {
         (inputs.shared.clone(), "lib/libregcheck.so".into()),
         (inputs.audit.clone(), "lib/libregcheck_audit.so".into()),
     ];
+    // A program linked with -lregcheck asks the loader for the SONAME (libregcheck.so.0.1): an
+    // installed prefix has it as a symbolic link, which a wheel cannot hold, so the wheel holds
+    // a copy. A process that preloads libregcheck.so and also needs the SONAME loads it once:
+    // the loader matches a needed name against the SONAMEs of what is loaded.
+    let soname = soname(&inputs.shared)?;
+    if soname != "libregcheck.so" {
+        copies.push((inputs.shared.clone(), format!("lib/{soname}")));
+    }
     copies.extend(inputs.sim_lib_files.iter().map(|f| (inputs.sim_lib_dir.join(f), format!("lib/regcheck/sim/{f}"))));
     let mut elf = Vec::new();
     for (from, rel) in &copies {
@@ -216,6 +224,21 @@ fn stage_files(inputs: &WheelInputs, stage: &Path) -> Result<Vec<PathBuf>> {
         copy(&header, &stage.join("include/regcheck/sim").join(rel), 0o644)?;
     }
     Ok(elf)
+}
+
+/// The SONAME of the shared library `lib` (`readelf -d`).
+fn soname(lib: &Path) -> Result<String> {
+    let mut cmd = Command::new("readelf");
+    cmd.args(["-d", "--wide"]).arg(lib);
+    let text = String::from_utf8_lossy(&run_captured(&mut cmd)?.stdout).into_owned();
+    soname_in(&text).ok_or_else(|| format!("{} has no SONAME (readelf -d)", lib.display()))
+}
+
+/// The SONAME in `readelf -d` output: `... (SONAME)  Library soname: [libx.so.1]`.
+fn soname_in(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
+    let (_, rest) = line.split_once('[')?;
+    Some(rest.split(']').next()?.to_string())
 }
 
 fn copy(from: &Path, to: &Path, mode: u32) -> Result<()> {
@@ -355,6 +378,13 @@ pub fn tools_python(venv: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_soname() {
+        let text = " 0x000000000000000e (SONAME)             Library soname: [libregcheck.so.0.1]\n";
+        assert_eq!(soname_in(text).as_deref(), Some("libregcheck.so.0.1"));
+        assert_eq!(soname_in(" 0x0000000000000001 (NEEDED) Shared library: [libc.so.6]\n"), None);
+    }
 
     #[test]
     fn tells_the_symbols_above_the_ceiling() {
