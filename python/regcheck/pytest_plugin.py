@@ -106,6 +106,9 @@ def pytest_configure(config: pytest.Config) -> None:
         _problem = str(e)
         return
     if loaded:
+        # Reading the findings log once makes every later finding keep its call site, also
+        # those the layer no longer logs (beyond REGCHECK_MAX_REPEATS).
+        regcheck.last_seq()
         config.pluginmanager.register(_Plugin(config.getoption("regcheck_warnings")), "regcheck-session")
 
 
