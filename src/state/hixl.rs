@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::thread::ThreadId;
 
+use super::hixl_facts::{Engine, MemKind, OptionsFacts};
 use super::spans::{AddrMap, SpanIndex};
-use crate::rules::hixl::{Engine, MemKind, OptionsFacts};
 
 /// One live registration.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@
 //! process starts with it usable and with the parent's registrations.
 
 pub mod hixl;
+pub mod hixl_facts;
 pub mod queries;
 pub mod registry;
 pub mod snapshot;

@@ -23,6 +23,7 @@ use super::products;
 use super::{Finding, RuleId};
 use crate::platform::hdk::HdkVersion;
 use crate::state::hixl::HixlReg;
+pub use crate::state::hixl_facts::MemKind;
 use crate::state::registry::{Alloc, VmmAttr};
 
 /// `hixl::MEM_DEVICE` / `COMM_MEM_TYPE_DEVICE`.
@@ -39,13 +40,6 @@ pub const DEVICE_CAP: u64 = 50 << 30;
 pub const HDK_BIG_HOST_CAP: &str = "25.5.0";
 /// How many items a message lists at most.
 pub(crate) const LIST_MAX: usize = 8;
-
-/// The memory kind HIXL treats a registration as (any `type` other than 0 is host to HIXL).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MemKind {
-    Device,
-    Host,
-}
 
 impl MemKind {
     /// The kind the vendor uses for a raw `type` value.
