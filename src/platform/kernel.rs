@@ -95,6 +95,16 @@ fn uname_release() -> Option<String> {
     (!release.is_empty()).then_some(release)
 }
 
+/// The kernel whose threshold decides whether pageable memory may be registered: the release,
+/// its version, and the newest version that needs page-locked memory (the rules give it its
+/// methods, `crate::rules::acl`).
+#[derive(Debug, Clone)]
+pub struct KernelFacts {
+    pub release: String,
+    pub version: Option<KernelVersion>,
+    pub pageable_max: KernelVersion,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,8 +24,7 @@ use crossbeam_utils::sync::{ShardedLock, ShardedLockWriteGuard};
 use crate::config::{Config, Mode};
 use crate::platform::atfork::AtFork;
 use crate::platform::hdk::HdkVersion;
-use crate::platform::kernel::KernelVersion;
-use crate::rules::acl::KernelFacts;
+use crate::platform::kernel::{KernelFacts, KernelVersion};
 use crate::rules::{Action, RuleId, CATALOGUE};
 use registry::{AllocMap, HostRegistry};
 

@@ -2,7 +2,6 @@
 //! is page-locked (old kernels, PINNED), and the locked-memory limit.
 
 use super::{human, RegArgs};
-use crate::platform::kernel::KernelVersion;
 use crate::platform::memlock::MemlockInfo;
 use crate::platform::memmap::{Backing, RangeView};
 use crate::rules::{Finding, RuleId};
@@ -102,13 +101,7 @@ pub fn locked_from_view(view: &RangeView) -> Locked {
     }
 }
 
-/// The kernel whose threshold decides whether pageable memory may be registered.
-#[derive(Debug, Clone)]
-pub struct KernelFacts {
-    pub release: String,
-    pub version: Option<KernelVersion>,
-    pub pageable_max: KernelVersion,
-}
+pub use crate::platform::kernel::KernelFacts;
 
 impl KernelFacts {
     /// `true` when the kernel is at or below the threshold (pageable memory not allowed).
@@ -181,6 +174,7 @@ pub fn check_memlock(a: &RegArgs, locked: Locked, info: &MemlockInfo) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platform::kernel::KernelVersion;
     use crate::platform::memmap::Mapping;
     use crate::rules::acl::tests::{rules, v2};
     use crate::rules::acl::{MAPPED, PINNED};
