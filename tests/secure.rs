@@ -84,21 +84,11 @@ fn cc() -> std::ffi::OsString {
     std::env::var_os("CC").filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into())
 }
 
-/// The SONAME of a shared library (`objdump -p`).
-fn soname(lib: &Path) -> String {
-    let out = Command::new("objdump").arg("-p").arg(lib).output().expect("run objdump");
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("SONAME"))
-        .map(|n| n.trim().to_string())
-        .unwrap_or_else(|| panic!("{} has no SONAME:\n{text}", lib.display()))
-}
-
 /// tests/c/secure_setuid.c linked with `-lregcheck`, into `dir` with a copy of libregcheck
 /// found there (its run path is `dir` alone: a set-user-ID program ignores `LD_LIBRARY_PATH`).
 fn build_program(dir: &Path) -> PathBuf {
     let lib = testkit::regcheck().shared;
-    let name = soname(&lib);
+    let name = testkit::soname(&lib);
     fs::copy(&lib, dir.join(&name)).unwrap();
     fs::set_permissions(dir.join(&name), fs::Permissions::from_mode(0o755)).unwrap();
     std::os::unix::fs::symlink(&name, dir.join("libregcheck.so")).unwrap();

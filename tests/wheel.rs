@@ -164,23 +164,13 @@ fn env() -> &'static Env {
     }
 }
 
-/// The SONAME's version (`0.<minor>` before 1.0, `<major>` after), as build.rs makes it.
-fn soversion() -> String {
-    let major = env!("CARGO_PKG_VERSION_MAJOR");
-    if major == "0" {
-        format!("0.{}", env!("CARGO_PKG_VERSION_MINOR"))
-    } else {
-        major.to_string()
-    }
-}
-
 /// The ELF files the wheel installed (the command, the libraries, the simulator's libraries).
 fn installed_elf_files(env: &Env) -> Vec<PathBuf> {
     let mut files = vec![
         env.bin("regcheck"),
         env.bin("regcheck-run"),
         env.venv.join("lib/libregcheck.so"),
-        env.venv.join(format!("lib/libregcheck.so.{}", soversion())),
+        env.venv.join("lib").join(testkit::soname(&env.venv.join("lib/libregcheck.so"))),
         env.venv.join("lib/libregcheck_audit.so"),
     ];
     let sim = PathBuf::from(env.eval("regcheck.sim_dir()"));

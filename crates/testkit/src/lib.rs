@@ -19,6 +19,7 @@
 //!
 //! Everything here is safe to call from many test threads and many test processes at once.
 
+mod elf;
 mod emulator;
 mod make;
 mod modes;
@@ -29,6 +30,7 @@ mod shown;
 mod skip;
 mod table;
 
+pub use elf::soname;
 pub use emulator::{command, cross_target, emulator};
 pub use make::{
     asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS,
