@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use super::{decide, run, run_unrecorded, Verdict};
+use super::{decide, run, run_unrecorded, Api, Verdict};
 use crate::codes::acl as code;
 use crate::platform::{memlock, memmap};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
@@ -105,9 +105,13 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
 
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
+    // Memory that is the heap, a stack or a regular file's mapping is certainly not from
+    // aclrtMallocHost, whatever regcheck's records lack.
+    let mut not_malloc_host = false;
     let locked = match memmap::query(start, end, want_lock_state) {
         Ok(view) => {
             findings.extend(rules::check_memory(start, end, &view));
+            not_malloc_host = rules::certainly_not_malloc_host(&view);
             if by_malloc_host {
                 Locked::ByMallocHost
             } else if want_lock_state {
@@ -127,7 +131,16 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
             }
         }
     };
-    findings.extend(rules::check_locking(a, locked, &rt.kernel));
+    findings.extend(rules::check_locking(a, locked, &rt.kernel).into_iter().map(|f| {
+        // What the memory is: certain when mlocked, or when it cannot be aclrtMallocHost's.
+        if (f.rule == crate::rules::RuleId::AclHostregPageableOldKernel && not_malloc_host)
+            || (f.rule == crate::rules::RuleId::AclHostregPinnedLocked && locked == Locked::Mlocked)
+        {
+            f.with_evidence(crate::rules::Evidence::Certain)
+        } else {
+            f
+        }
+    }));
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
@@ -141,7 +154,7 @@ fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
     if findings.is_empty() {
         return Ok((a, device));
     }
-    match decide(rt, a.call.name(), &reg_args_text(&a), &findings) {
+    match decide(rt, Api::C, a.call.name(), &reg_args_text(&a), &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok((a, device)),
     }
@@ -153,6 +166,7 @@ fn record_register(a: RegArgs, device: i32, ret: i32) {
     }
     if let Some((start, end)) = a.range() {
         state::with(|s| {
+            s.host_unregs.forget(device, start);
             s.host_regs.insert(HostReg {
                 device,
                 base: start,
@@ -203,14 +217,19 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = ptr as usize;
-            let (exact, containing) =
-                state::read(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
+            let (exact, containing, unregistered) = state::read(|s| {
+                (
+                    s.host_regs.exact(device, p).is_some(),
+                    s.host_regs.containing(device, p).copied(),
+                    s.host_unregs.seen(device, p),
+                )
+            });
             let findings: Vec<Finding> =
-                rules::check_unregister(p, device, exact, containing.as_ref()).into_iter().collect();
+                rules::check_unregister(p, device, exact, containing.as_ref(), unregistered).into_iter().collect();
             if findings.is_empty() {
                 return Ok(device);
             }
-            match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(device),
             }
@@ -219,7 +238,11 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |_, device, ret| {
             // A failed unregister keeps the entry: the registration is still live.
             if *ret == code::SUCCESS {
-                state::with(|s| s.host_regs.remove(device, ptr as usize));
+                state::with(|s| {
+                    if s.host_regs.remove(device, ptr as usize).is_some() {
+                        s.host_unregs.note(device, ptr as usize);
+                    }
+                });
             }
         },
     )
@@ -264,7 +287,7 @@ fn devptr_verdict(
         return Ok(());
     }
     let args = format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
-    match decide(rt, "aclrtHostGetDevicePointer", &args, &findings) {
+    match decide(rt, Api::C, "aclrtHostGetDevicePointer", &args, &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok(()),
     }
@@ -355,7 +378,7 @@ unsafe fn free_host_by(call: &'static str, host_ptr: *mut c_void, forward: impl 
             if findings.is_empty() {
                 return Ok(());
             }
-            match decide(rt, call, &format!("hostPtr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, call, &format!("hostPtr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),
             }
