@@ -58,8 +58,9 @@ tasks:
                            <target>/wheels): the command, libregcheck.so, the LD_AUDIT module,
                            regcheck.h, the simulator, the `regcheck` Python module and pytest
                            plugin; tagged manylinux_2_Y for the newest GLIBC_2.Y the files need;
-                           the packing tools (scikit-build-core, wheel) are installed from PyPI
-                           into <target>/wheel/tools when missing, saying so; --arch aarch64
+                           the packing tools (scikit-build-core, wheel, auditwheel, cmake,
+                           ninja) are installed from PyPI into <target>/wheel/tools when
+                           missing, saying so (no cmake or make needed); --arch aarch64
                            packs the build of `cross aarch64` instead
   help                     print this text
 ";
