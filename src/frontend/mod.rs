@@ -271,6 +271,16 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
             })
         })
         .collect();
+    if decisions.iter().any(|d| {
+        matches!(
+            d.why,
+            Some(Why::Seen { gap: Gap::InternalFailure, .. } | Why::Unknown { gap: Gap::InternalFailure, .. })
+        )
+    }) {
+        rt.note_once("records-uncertain", log::Level::Warn, || {
+            "after an internal failure, regcheck's records may be incomplete: findings judged by them are no longer enforced".to_string()
+        });
+    }
     let reject = findings.iter().zip(&decisions).find(|(_, d)| d.reject).map(|(f, _)| f.reject_code());
     let report_only =
         findings.iter().zip(&decisions).find(|(_, d)| d.why == Some(Why::ReportMode)).map(|(f, _)| f.reject_code());
