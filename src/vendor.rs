@@ -138,6 +138,7 @@ impl Symbol {
         }
         match resolve(self.lib, self.name) {
             Ok(p) => {
+                note_resolved(p);
                 self.addr.store(p as usize, Ordering::Release);
                 Some(p)
             }
@@ -199,6 +200,96 @@ fn is_ours(p: *mut c_void) -> bool {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }
+}
+
+/// How many of the vendor's objects regcheck can remember by identity; more are not expected
+/// (the ACL runtime, its implementation library, HIXL).
+const RESOLVED_MAX: usize = 16;
+
+/// One function address in each object regcheck resolved a vendor function in (told apart by
+/// `dladdr`'s load base): what regcheck knows as the vendor, by identity. Slots are claimed
+/// (`CLAIMED`), written, then published in order (`READY`); nothing is ever removed (a vendor
+/// library stays loaded: regcheck keeps its handle).
+static RESOLVED: [(AtomicUsize, AtomicUsize); RESOLVED_MAX] =
+    [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; RESOLVED_MAX];
+static CLAIMED: AtomicUsize = AtomicUsize::new(0);
+static READY: AtomicUsize = AtomicUsize::new(0);
+
+/// Remember the object that defines `p`, a vendor function regcheck found (a loader call:
+/// never under a regcheck lock).
+fn note_resolved(p: *mut c_void) {
+    let Some(base) = object_base(p) else { return };
+    if (0..READY.load(Ordering::Acquire)).any(|i| RESOLVED[i].0.load(Ordering::Relaxed) == base) {
+        return;
+    }
+    let i = CLAIMED.fetch_add(1, Ordering::AcqRel);
+    if i >= RESOLVED_MAX {
+        return;
+    }
+    RESOLVED[i].0.store(base, Ordering::Relaxed);
+    RESOLVED[i].1.store(p as usize, Ordering::Relaxed);
+    // Publish in slot order (threads that claimed earlier slots finish first; this is rare
+    // and short: a vendor object is found a handful of times per process).
+    while READY.compare_exchange_weak(i, i + 1, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+        std::hint::spin_loop();
+    }
+}
+
+/// How many vendor objects regcheck has resolved functions in so far (grows; a cache of
+/// [`is_vendor_object`]'s answers is good while it stays the same).
+pub fn resolved_objects() -> usize {
+    READY.load(Ordering::Acquire)
+}
+
+/// A quiet look for the vendor's ACL runtime among the objects loaded already (the global
+/// scope after regcheck, then the ACL file names, `RTLD_NOLOAD`), as resolution's first two
+/// steps would find it: so that a call the vendor makes before regcheck forwarded any is
+/// still told. Loads nothing, logs nothing. Once per process, unless nothing was found (then
+/// again when objects came or went).
+fn probe_loaded() {
+    static PROBED_AT: AtomicU64 = AtomicU64::new(0);
+    let now = loads().wrapping_add(1);
+    if resolved_objects() > 0 || PROBED_AT.swap(now, Ordering::Relaxed) == now {
+        return;
+    }
+    for (lib, name) in [(Library::Acl, c"aclrtMallocHost"), (Library::Hixl, c"HixlCSClientCreate")] {
+        if let Some(p) = dlsym_in(libc::RTLD_NEXT, name) {
+            note_resolved(p);
+            continue;
+        }
+        for file in lib.file_names() {
+            // SAFETY: RTLD_NOLOAD opens nothing new; the handle is closed again (the library
+            // stays loaded by whoever loaded it).
+            if let Ok(h) = unsafe { DynLib::open(Some(file), libc::RTLD_NOLOAD | libc::RTLD_LAZY) } {
+                if let Ok(p) = symbol_in(&h, name) {
+                    note_resolved(p);
+                }
+            }
+        }
+    }
+}
+
+/// Whether the object at `index` of `table` is one of the vendor's, by identity: an object
+/// regcheck resolved a vendor function in, or another object loaded from the same directory
+/// (the vendor's `lib64` holds `libruntime.so`, `libhccl.so`, `libascend_hal.so`,
+/// `libllm_datadist.so` beside `libacl_rt.so`: its own libraries, whoever loaded them). Never
+/// by file name: a user's `plugins/libruntime.so` is the application's. The directory rule
+/// is not applied where the vendor sits in the system's directory (the C library's), and
+/// never to the executable. Calls the loader (a quiet probe, see [`probe_loaded`]): never
+/// under a regcheck lock.
+pub fn is_vendor_object(table: &crate::platform::objects::Table, index: usize) -> bool {
+    probe_loaded();
+    let vendor: Vec<usize> = (0..resolved_objects().min(RESOLVED_MAX))
+        .filter_map(|i| table.index_of(RESOLVED[i].1.load(Ordering::Relaxed)))
+        .collect();
+    if vendor.contains(&index) {
+        return true;
+    }
+    let Some(dir) = table.objects.get(index).filter(|_| index != 0).and_then(|o| o.dir.as_ref()) else {
+        return false;
+    };
+    let system = table.object_of(libc::free as *const () as usize).and_then(|o| o.dir.as_ref());
+    system != Some(dir) && vendor.iter().any(|&v| table.objects[v].dir.as_ref() == Some(dir))
 }
 
 fn dlsym_in(handle: *mut c_void, name: &CStr) -> Option<*mut c_void> {

@@ -275,43 +275,70 @@ fn a_hixl_member_call_is_named_too() {
     }
 }
 
-/// A call the vendor's own libraries make (libcann_hixl.so registering host memory with ACL)
-/// is the vendor's: regcheck forwards it untouched whatever it finds (at most a debug line),
-/// and still records what it registered. The same call from the application is checked.
-#[test]
-fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
-    let dir = testkit::target_dir().join("vendor-internal-tests");
-    std::fs::create_dir_all(&dir).unwrap();
+/// `tests/c/vendor_internal_lib.c` built as `lib_dir/lib_name` and the program that calls it
+/// (`tests/c/vendor_internal_main.c`), linked with it and with the ACL library of `acl_dir`
+/// (searched in that order).
+fn vendor_internal_programs(
+    dir: &std::path::Path,
+    lib_dir: &std::path::Path,
+    lib_name: &str,
+    acl_dir: &std::path::Path,
+) -> std::path::PathBuf {
+    std::fs::create_dir_all(lib_dir).unwrap();
     let root = testkit::workspace_root();
-    let sim = testkit::sim_lib_dir();
     let os = |s: &std::path::Path| s.as_os_str().to_owned();
     let inc_flag = std::ffi::OsString::from(format!("-I{}", testkit::sim_include_dir().display()));
-    let sim_flag = std::ffi::OsString::from(format!("-L{}", sim.display()));
-    let dir_flag = std::ffi::OsString::from(format!("-L{}", dir.display()));
-    let rpath = std::ffi::OsString::from(format!("-Wl,-rpath,{}:{}", dir.display(), sim.display()));
-    let lib = dir.join("libllm_datadist.so");
+    let acl_flag = std::ffi::OsString::from(format!("-L{}", acl_dir.display()));
+    let lib_flag = std::ffi::OsString::from(format!("-L{}", lib_dir.display()));
+    let rpath = std::ffi::OsString::from(format!("-Wl,-rpath,{}:{}", lib_dir.display(), acl_dir.display()));
+    let link_name = std::ffi::OsString::from(format!(
+        "-l{}",
+        lib_name.strip_prefix("lib").and_then(|n| n.strip_suffix(".so")).expect("libNAME.so")
+    ));
     let exe = dir.join("vendor_internal");
     compile(&[
         "-fPIC".as_ref(),
         "-shared".as_ref(),
         &inc_flag,
         &os(&root.join("tests/c/vendor_internal_lib.c")),
-        &sim_flag,
+        &acl_flag,
         "-lascendcl".as_ref(),
         "-o".as_ref(),
-        &os(&lib),
+        &os(&lib_dir.join(lib_name)),
     ]);
     compile(&[
         &inc_flag,
         &os(&root.join("tests/c/vendor_internal_main.c")),
-        &dir_flag,
-        "-lllm_datadist".as_ref(),
-        &sim_flag,
+        &lib_flag,
+        &link_name,
+        &acl_flag,
         &rpath,
         "-lascendcl".as_ref(),
         "-o".as_ref(),
         &os(&exe),
     ]);
+    exe
+}
+
+/// A call the vendor's own libraries make (libcann_hixl.so registering host memory with ACL)
+/// is the vendor's: regcheck forwards it untouched whatever it finds (at most a debug line),
+/// and still records what it registered. The same call from the application is checked. The
+/// vendor's library is told by identity: it lives in the directory of the ACL library
+/// regcheck resolved (here a copy of the simulator's, with `libllm_datadist.so` beside it, as
+/// in the vendor's `lib64`).
+#[test]
+fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
+    let dir = testkit::target_dir().join("vendor-internal-tests");
+    let lib64 = dir.join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    let sim = testkit::sim_lib_dir();
+    for file in testkit::sim_lib_files() {
+        // Replaced atomically: a program of another test run may have the old copy open.
+        let tmp = lib64.join(format!(".{file}.{}", std::process::id()));
+        std::fs::copy(sim.join(file), &tmp).unwrap();
+        std::fs::rename(&tmp, lib64.join(file)).unwrap();
+    }
+    let exe = vendor_internal_programs(&dir, &lib64, "libllm_datadist.so", &lib64);
     let bare = testkit::Run::new(&exe).run();
     let want_vendor = stdout_value(&bare, "rc vendor_misaligned").to_string();
     for audited in [false, true] {
@@ -339,5 +366,72 @@ fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
         let level = if audited { "error" } else { "warning" };
         assert!(o.stderr.contains(&format!("regcheck: {level}: [ACL-HOSTREG-OVERLAP]")), "{}", ctx());
         assert_eq!(stdout_value(&o, "rc vendor_unregister"), "0", "{}", ctx());
+    }
+}
+
+/// A file name is no identity: the user's own `plugins/libruntime.so` (the name of one of the
+/// vendor's libraries) is the application's, and its misaligned registration is rejected with
+/// the rule, as the application's own is; bare, the driver's 507899 would reach the caller.
+#[test]
+fn a_users_library_named_like_the_vendors_is_checked() {
+    let dir = testkit::target_dir().join("vendor-lookalike-tests");
+    let plugins = dir.join("plugins");
+    let exe = vendor_internal_programs(&dir, &plugins, "libruntime.so", &testkit::sim_lib_dir());
+    let bare = testkit::Run::new(&exe).run();
+    assert_eq!(stdout_value(&bare, "rc vendor_misaligned"), "507899", "{}", bare.dump());
+    for audited in [false, true] {
+        let mut run = testkit::Run::new(&exe).preload(testkit::regcheck().shared).env("REGCHECK_LOG", "debug");
+        if audited {
+            run = run.audit();
+        }
+        let o = run.run();
+        let ctx = || format!("audited {audited}\n{}", o.dump());
+        assert_eq!(o.code(), Some(0), "{}", ctx());
+        assert_eq!(stdout_value(&o, "rc vendor_misaligned"), "100000", "{}", ctx());
+        assert_eq!(stdout_value(&o, "rc app_misaligned"), "100000", "{}", ctx());
+        assert_eq!(o.stderr.matches("regcheck: error: [ACL-HOSTREG-ALIGN]").count(), 2, "{}", ctx());
+        assert!(o.stderr.contains("    at vendor_register_misaligned ("), "named at the plugin's call: {}", ctx());
+        assert!(!o.stderr.contains("is made by the vendor's own library"), "{}", ctx());
+    }
+}
+
+/// A library's constructor runs inside `dlopen`, holding the loader's lock: regcheck's work on
+/// its calls' findings (is the caller the vendor's? where is the call site?) must never wait
+/// for a regcheck lock held by a thread that itself waits for the loader (`dladdr`,
+/// `dl_iterate_phdr`). 200 dlopen/dlclose of such a library while 4 threads make misaligned
+/// registrations: done in a fraction of a second bare, and under regcheck too (bounded wait:
+/// a deadlock fails the test at the timeout instead of hanging it).
+#[test]
+fn findings_inside_a_constructor_never_deadlock_with_the_loader() {
+    let lib = Program::c("libcallsite_ctor.so", &["tests/c/callsite_ctor_lib.c"])
+        .link(Link::Bare)
+        .libs(&[testkit::libs::ASCENDCL])
+        .flag("-shared")
+        .flag("-fPIC")
+        .build();
+    let exe = Program::c("callsite_ctor_main", &["tests/c/callsite_ctor_main.c"])
+        .link(Link::Bare)
+        .libs(&[testkit::libs::ASCENDCL])
+        .flag("-ldl")
+        .build();
+    let bare = testkit::Run::new(&exe).arg(&lib).env_remove("ACLSIM_TRACE").run();
+    assert_eq!(stdout_value(&bare, "loads"), "200", "{}", bare.dump());
+    for env in
+        [&[][..], &[("REGCHECK_STACK", "3"), ("REGCHECK_MAX_REPEATS", "0"), ("REGCHECK_LOG_FILE", "/dev/null")][..]]
+    {
+        let mut run = testkit::Run::new(&exe)
+            .arg(&lib)
+            .preload(testkit::regcheck().shared)
+            .env_remove("ACLSIM_TRACE")
+            .timeout(std::time::Duration::from_secs(60));
+        for (k, v) in env {
+            run = run.env(k, v);
+        }
+        let o = run.run();
+        assert_eq!(o.code(), Some(0), "{env:?}: {}", o.dump());
+        assert_eq!(stdout_value(&o, "loads"), "200", "{env:?}: {}", o.dump());
+        if env.is_empty() {
+            assert!(o.stderr.contains("[ACL-HOSTREG-ALIGN]"), "the threads' calls are checked: {}", o.dump());
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod memlock;
 pub mod memmap;
 pub mod net;
+pub mod objects;
 pub mod procfd;
 pub mod secure;
 

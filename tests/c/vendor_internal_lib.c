@@ -1,7 +1,9 @@
 /*
  * Stands in for one of the vendor's own libraries that calls ACL itself (as libcann_hixl.so's
- * hixl_cs engine registers host memory with aclrtHostRegister): built as libllm_datadist.so,
- * a name regcheck knows as the vendor's. Its calls reach regcheck through its PLT.
+ * hixl_cs engine registers host memory with aclrtHostRegister): built as libllm_datadist.so in
+ * the directory of the vendor's ACL library, as in the vendor's lib64. Its calls reach regcheck
+ * through its PLT. tests/callsite.rs also builds it as a user's plugins/libruntime.so: a vendor
+ * file name elsewhere is the application's.
  */
 #include <stdint.h>
 
