@@ -153,12 +153,18 @@ fn record_register(a: RegArgs, device: i32, ret: i32) {
     }
     if let Some((start, end)) = a.range() {
         state::with(|s| {
+            // A PINNED-only record kept through a device reset that the vendor has just
+            // registered over was gone (the driver path): it makes way.
+            while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
+                s.host_regs.remove(device, old.base);
+            }
             s.host_regs.insert(HostReg {
                 device,
                 base: start,
                 len: (end - start) as u64,
                 flags: a.call.flags(),
                 api: a.call.api(),
+                after_reset: false,
             })
         });
     }
@@ -203,22 +209,36 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = ptr as usize;
-            let (exact, containing) =
-                state::read(|s| (s.host_regs.exact(device, p).is_some(), s.host_regs.containing(device, p).copied()));
+            let (exact, containing, elsewhere) = state::read(|s| {
+                let exact = s.host_regs.exact(device, p).copied();
+                let elsewhere = match exact {
+                    Some(_) => None,
+                    None => s.host_regs.pinned_base_elsewhere(device, p).copied(),
+                };
+                (exact, s.host_regs.containing(device, p).copied(), elsewhere)
+            });
             let findings: Vec<Finding> =
-                rules::check_unregister(p, device, exact, containing.as_ref()).into_iter().collect();
+                rules::check_unregister(p, device, exact.is_some(), containing.as_ref(), elsewhere.as_ref())
+                    .into_iter()
+                    .collect();
+            // Which record the vendor's answer is about: this device's, else the pinned-only
+            // one of another device the runtime's process-wide table may hold.
+            let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
             if findings.is_empty() {
-                return Ok(device);
+                return Ok(record);
             }
             match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
-                Verdict::Forward => Ok(device),
+                Verdict::Forward => Ok(record),
             }
         },
         || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
-        |_, device, ret| {
-            // A failed unregister keeps the entry: the registration is still live.
-            if *ret == code::SUCCESS {
+        |_, record, ret| {
+            let Some((device, after_reset)) = record else { return };
+            // A failed unregister keeps the entry: the registration is still live (another
+            // device's too: on the driver path it is that device's driver's). One kept through
+            // a reset that the vendor refused was gone with the device (the driver path).
+            if *ret == code::SUCCESS || after_reset {
                 state::with(|s| s.host_regs.remove(device, ptr as usize));
             }
         },
@@ -424,8 +444,11 @@ pub fn set_device(device: i32) -> i32 {
 }
 
 /// `aclrtResetDevice(deviceId)`: when the last `aclrtSetDevice` of the device is matched, the
-/// vendor releases the device and its host registrations; regcheck forgets them too (else a
-/// later, valid registration of the same memory would look like an overlap).
+/// vendor releases the device, and the driver forgets the device's host registrations;
+/// regcheck forgets those too (else a later, valid registration of the same memory would look
+/// like an overlap). A PINNED-only registration is kept, marked: on the runtime-table path it
+/// never reached the driver and the runtime's process-wide table, which only
+/// `aclrtHostUnregister` erases, keeps it (hicann/runtime `register_memory.cc`).
 pub fn reset_device(device: i32) -> i32 {
     run(
         "aclrtResetDevice",
@@ -435,20 +458,26 @@ pub fn reset_device(device: i32) -> i32 {
             if *ret != code::SUCCESS {
                 return;
             }
-            let dropped = state::with(|s| {
+            let (dropped, kept) = state::with(|s| {
                 let refs = s.device_refs.entry(device).or_insert(0);
                 *refs = refs.saturating_sub(1);
                 if *refs == 0 {
                     s.device_refs.remove(&device);
-                    s.host_regs.remove_device(device)
+                    s.host_regs.reset_device(device)
                 } else {
-                    0
+                    (0, 0)
                 }
             });
             if dropped > 0 {
                 log::info!(
                     target: "regcheck",
-                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) still live; they are gone now (unregister before resetting)"
+                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) with a device address still live; the driver forgets them with the device (unregister before resetting)"
+                );
+            }
+            if kept > 0 {
+                log::info!(
+                    target: "regcheck",
+                    "aclrtResetDevice({device}) released the device with {kept} PINNED-only host registration(s) still live: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide table keeps them until aclrtHostUnregister; on the driver path they end with the device"
                 );
             }
         },

@@ -2,36 +2,80 @@
 //! a registered range, freeing an allocation that is still registered.
 
 use super::{device_text, human};
-use crate::rules::{Finding, RuleId};
+use crate::rules::{Action, Finding, RuleId};
 use crate::state::registry::HostReg;
 
 /// Overlap with a live registration on the same device.
 pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding> {
-    existing.map(|r| {
-        Finding::new(
-            RuleId::AclHostregOverlap,
-            "ptr",
-            format!(
-                "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
-                r.base,
-                r.end(),
-                human(r.len),
-                r.flags_text(),
-                device_text(device)
-            ),
-            format!("register each buffer once per device; to change it, aclrtHostUnregister(0x{:x}) first", r.base),
-        )
-    })
+    let r = existing?;
+    if r.after_reset {
+        // On the runtime-table path the runtime's pinned table still holds it (507910); on the
+        // driver path the reset ended it. regcheck cannot tell which path the driver takes.
+        return Some(
+            Finding::new(
+                RuleId::AclHostregOverlap,
+                "ptr",
+                format!(
+                    "the range overlaps the PINNED-only registration [0x{:x}, 0x{:x}) ({}) made on {} before aclrtResetDevice released the device: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide pinned table keeps it through the reset and refuses this with 507910; on the driver path the reset ended it",
+                    r.base,
+                    r.end(),
+                    human(r.len),
+                    device_text(device)
+                ),
+                format!(
+                    "call aclrtHostUnregister(0x{:x}) before resetting the device (on the runtime-table path it still succeeds after the reset)",
+                    r.base
+                ),
+            )
+            .with_action(Action::Warn),
+        );
+    }
+    Some(Finding::new(
+        RuleId::AclHostregOverlap,
+        "ptr",
+        format!(
+            "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
+            r.base,
+            r.end(),
+            human(r.len),
+            r.flags_text(),
+            device_text(device)
+        ),
+        format!(
+            "aclrtHostRegister* a range once per device (the same range again fails too); to change it, aclrtHostUnregister(0x{:x}) first",
+            r.base
+        ),
+    ))
 }
 
 /// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
-/// `containing` the registration ptr falls inside, if any.
-pub fn check_unregister(ptr: usize, device: i32, exact: bool, containing: Option<&HostReg>) -> Option<Finding> {
+/// `containing` the registration ptr falls inside, if any; `elsewhere` a PINNED-only
+/// registration with this base on another device.
+pub fn check_unregister(
+    ptr: usize,
+    device: i32,
+    exact: bool,
+    containing: Option<&HostReg>,
+    elsewhere: Option<&HostReg>,
+) -> Option<Finding> {
     if exact {
         return None;
     }
-    Some(match containing {
-        Some(r) => Finding::new(
+    Some(match (containing, elsewhere) {
+        // The runtime's pinned table is process-wide: on its own path the unregistration
+        // succeeds from any device; the driver's (the driver path) is per device.
+        (_, Some(r)) => Finding::new(
+            RuleId::AclHostunregNotRegistered,
+            "ptr",
+            format!(
+                "0x{ptr:x} is the base of a PINNED-only registration made on device {}, not on {}: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide pinned table answers for every device and this succeeds; on the driver path the driver answers 507911",
+                r.device,
+                device_text(device)
+            ),
+            format!("unregister it with device {} current (aclrtSetDevice({}))", r.device, r.device),
+        )
+        .with_action(Action::Warn),
+        (Some(r), None) => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
             format!(
@@ -42,7 +86,7 @@ pub fn check_unregister(ptr: usize, device: i32, exact: bool, containing: Option
             ),
             format!("pass the registered base pointer 0x{:x}", r.base),
         ),
-        None => Finding::new(
+        (None, None) => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
             format!(
@@ -157,14 +201,15 @@ mod tests {
 
     #[test]
     fn overlap_unregister_devptr_free() {
-        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
         let f = check_overlap(0, Some(&r)).unwrap();
         assert!(f.problem.contains("0x10000") && f.fix.contains("aclrtHostUnregister(0x10000)"));
         assert!(check_overlap(0, None).is_none());
-        assert!(check_unregister(0x10000, 0, true, Some(&r)).is_none());
-        let f = check_unregister(0x11000, 0, false, Some(&r)).unwrap();
+        assert!(check_unregister(0x10000, 0, true, Some(&r), None).is_none());
+        let f = check_unregister(0x11000, 0, false, Some(&r), None).unwrap();
         assert!(f.fix.contains("0x10000"), "names the containing base");
-        assert!(check_unregister(0x50000, 0, false, None).unwrap().problem.contains("not a live registration"));
+        assert!(check_unregister(0x50000, 0, false, None, None).unwrap().problem.contains("not a live registration"));
         assert!(check_devptr(0x10010, false, 0, 0, Some(&r)).is_empty());
         assert_eq!(
             rules(&check_devptr(0, true, 1, 0, None)),
@@ -180,11 +225,32 @@ mod tests {
         assert_eq!(check_free_host(0x10000, &[r]).unwrap().rule, RuleId::AclFreehostRegistered);
     }
 
+    /// A record the runtime's tables may hold (PINNED-only, after a reset or on another
+    /// device) gives a warning, never a rejection: the path decides, and regcheck cannot know it.
+    #[test]
+    fn records_only_the_runtime_tables_may_hold_give_warnings() {
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: PINNED, api: HostRegApi::V2, after_reset: true };
+        let f = check_overlap(0, Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn));
+        assert!(f.problem.contains("aclrtResetDevice") && f.problem.contains("runtime-table path"), "{}", f.problem);
+        assert!(f.fix.contains("aclrtHostUnregister(0x10000)"));
+        let live = HostReg { after_reset: false, ..r };
+        assert_eq!(check_overlap(0, Some(&live)).unwrap().action, None, "the rule's own action");
+        let f = check_unregister(0x10000, 1, false, None, Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn));
+        assert!(f.problem.contains("device 0") && f.fix.contains("aclrtSetDevice(0)"), "{f:?}");
+        let inside = HostReg { device: 1, base: 0xf000, ..live };
+        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn), "the pinned table answers by its base, whatever the device holds");
+    }
+
     /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
     /// forwards what the rules would reject, nor builds findings for a clean call).
     #[test]
     fn devptr_clean_agrees_with_the_findings() {
-        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
         let regs =
             [None, Some(r), Some(HostReg { flags: PINNED, ..r }), Some(HostReg { flags: 0, api: HostRegApi::V1, ..r })];
         let mut clean = 0;
