@@ -250,21 +250,52 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
-    run_unrecorded(
+    // The base of the mapped registration `pHost` lies inside (not at), when the call is clean:
+    // the runtime's own table answers only the base; its 107000 is explained after the call.
+    let interior = std::cell::Cell::new(0usize);
+    let ret = run_unrecorded(
         "aclrtHostGetDevicePointer",
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = p_host as usize;
-            // One scalar out of the read: a registration copied out of it, or findings
+            // Scalars out of the read: a registration copied out of it, or findings
             // returned through it, would be copied through memory on every call.
             let null = p_device.is_null();
-            if state::snapshot::read(|v| rules::devptr_clean(p, null, flag, v.host_regs.containing(device, p))) {
+            let (clean, base) = state::snapshot::read(|v| {
+                let r = v.host_regs.containing(device, p);
+                (rules::devptr_clean(p, null, flag, r), r.map_or(p, |r| r.base))
+            });
+            if clean {
+                if base != p {
+                    interior.set(base);
+                }
                 return Ok(());
             }
             devptr_verdict(rt, device, p_host, p_device, flag)
         },
         || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
-    )
+    );
+    if ret == code::RT_PARAM_INVALID && interior.get() != 0 {
+        explain_interior(p_host as usize);
+    }
+    ret
+}
+
+/// The vendor refused the device pointer of an address inside a mapped registration that
+/// regcheck saw: the look-up went to the runtime's own table, keyed by the registration's
+/// base (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer` without the driver's
+/// query; `register_memory.cc`, `GetMappedDevicePointer`). Warned, never counted as a
+/// rejection (the vendor answered).
+#[cold]
+#[inline(never)]
+fn explain_interior(p: usize) {
+    let Some(rt) = state::runtime_if_ready() else { return };
+    super::guarded("aclrtHostGetDevicePointer", "explaining the answer of", || {
+        let device = queries::device().unwrap_or(-1);
+        let Some(r) = state::read(|s| s.host_regs.containing(device, p).copied()) else { return };
+        let f = rules::check_devptr_interior(p, device, &r);
+        let _ = decide(rt, "aclrtHostGetDevicePointer", &format!("pHost=0x{p:x}, pDevice=set, flag=0"), &[f]);
+    });
 }
 
 /// The findings of a device-pointer look-up that is not clean, logged and decided.

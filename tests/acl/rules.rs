@@ -549,3 +549,42 @@ fn a_pinned_registration_is_process_wide_on_the_runtime_table_path() {
         }
     }
 }
+
+/// The device pointer of an address inside a MAPPED registration: the driver's query answers
+/// it (the driver path), the runtime's own table, keyed by the registration's base, does not
+/// (the runtime-table path: 107000 and NULL). The vendor decides; regcheck explains its 107000
+/// with a warning that names the registered base, and says nothing where the look-up succeeds.
+#[test]
+fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
+    for (path, inside) in [("0", 107000), ("1", 0)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let want: Vec<(String, i32)> =
+            [("register", 0), ("devptr_base", 0), ("devptr_inside", inside), ("unregister", 0)]
+                .iter()
+                .map(|(l, c)| (l.to_string(), *c))
+                .collect();
+        let b = bare("devptr_interior", env);
+        assert_eq!(codes(&b), want, "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}: {}", b.dump());
+        assert_eq!(value(&b, "inside_null"), Some(i64::from(path == "0")), "{}", b.dump());
+        for mode in MODES {
+            let o = run_in(mode, "devptr_interior", env);
+            let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 2, "both forwarded: {}", ctx());
+            let base = o.stdout.lines().find_map(|l| l.strip_prefix("base ")).expect("base").trim().to_string();
+            let warned = o
+                .stderr
+                .lines()
+                .find(|l| l.starts_with("regcheck: warning: [ACL-DEVPTR-INTERIOR]"))
+                .map(str::to_string);
+            if path == "0" {
+                let w = warned.unwrap_or_else(|| panic!("no warning: {}", ctx()));
+                assert!(w.contains(&base) && w.contains("only the base"), "names the base {base}: {w}");
+                assert!(!o.stderr.contains("regcheck: error"), "{}", ctx());
+            } else {
+                assert!(warned.is_none(), "the driver answered: nothing to explain: {}", ctx());
+                assert!(!o.stderr.contains("regcheck:"), "{}", ctx());
+            }
+        }
+    }
+}

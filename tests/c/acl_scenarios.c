@@ -248,6 +248,18 @@ int main(int argc, char **argv) {
         rc("unregister_pinned_twice", aclrtHostUnregister(p));
         rc("unregister_mapped", aclrtHostUnregister(q));
         printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "devptr_interior")) {
+        /* The device pointer of an address inside a MAPPED registration: the driver's query
+         * answers any address in it; the runtime's own table (no query) only its base. */
+        char *p = aligned(4 * PAGE);
+        void *dev = (void *)1, *inner = (void *)1;
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("devptr_base", aclrtHostGetDevicePointer(p, &dev, 0));
+        rc("devptr_inside", aclrtHostGetDevicePointer(p + 8, &inner, 0));
+        printf("inside_null %d\n", inner == NULL);
+        printf("inside_offset %d\n", inner != NULL && (char *)inner - (char *)dev == 8);
+        printf("base 0x%lx\n", (unsigned long)(uintptr_t)p);
+        rc("unregister", aclrtHostUnregister(p));
     } else if (!strcmp(s, "pinned_other_device")) {
         /* A PINNED-only registration unregistered from another device: the runtime's table is
          * process-wide, the driver's per device. */

@@ -174,6 +174,31 @@ fn devptr_findings(
     out
 }
 
+/// The vendor answered 107000 for `pHost` inside the mapped registration `r` (not at its
+/// base): the runtime's own table, used when the driver has no device-pointer query (the
+/// runtime-table path: a driver without the pinned-register feature), is keyed by the
+/// registration's base and answers nothing else.
+pub fn check_devptr_interior(p_host: usize, device: i32, r: &HostReg) -> Finding {
+    let offset = p_host.wrapping_sub(r.base);
+    Finding::new(
+        RuleId::AclDevptrInterior,
+        "pHost",
+        format!(
+            "0x{p_host:x} is 0x{offset:x} bytes inside the registration [0x{:x}, 0x{:x}) on {} ({}), and the runtime refused it: on the runtime-table path (a driver without the device-pointer query) the runtime's table is keyed by the registered base, so only the base 0x{:x} is answered",
+            r.base,
+            r.end(),
+            device_text(device),
+            r.flags_text(),
+            r.base
+        ),
+        format!(
+            "ask for the device pointer of the base 0x{:x} and add the offset 0x{offset:x} (the device range is contiguous)",
+            r.base
+        ),
+    )
+    .with_action(Action::Warn)
+}
+
 /// `aclrtFreeHost(ptr)` of an allocation with live registrations.
 pub fn check_free_host(ptr: usize, live: &[HostReg]) -> Option<Finding> {
     let first = live.first()?;
@@ -243,6 +268,20 @@ mod tests {
         let inside = HostReg { device: 1, base: 0xf000, ..live };
         let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r)).unwrap();
         assert_eq!(f.action, Some(Action::Warn), "the pinned table answers by its base, whatever the device holds");
+    }
+
+    #[test]
+    fn an_interior_device_pointer_names_the_base_and_the_offset() {
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x4000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
+        let f = check_devptr_interior(0x10008, 0, &r);
+        assert_eq!((f.rule, f.action, f.arg), (RuleId::AclDevptrInterior, Some(Action::Warn), "pHost"));
+        assert!(
+            f.problem.contains("only the base 0x10000 is answered") && f.problem.contains("runtime-table path"),
+            "{}",
+            f.problem
+        );
+        assert!(f.fix.contains("0x10000") && f.fix.contains("0x8"), "{}", f.fix);
     }
 
     /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
