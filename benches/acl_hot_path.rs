@@ -16,6 +16,7 @@ fn registry(n: usize) -> HostRegistry {
             len: 0x8000,
             flags: MAPPED,
             api: HostRegApi::V2,
+            after_reset: false,
         });
     }
     r

@@ -145,9 +145,11 @@ aclError aclrtResetDeviceForce(int32_t deviceId) {
 
 // The vendor's levels: 0 debug, 1 info, 2 warning, 3 error; ASCEND_GLOBAL_LOG_LEVEL sets the
 // lowest level logged (default 3), ASCEND_SLOG_PRINT_TO_STDOUT=1 prints records (here to stderr).
+// A negative module id is refused before any level (slog_api.cpp, acllogCheckDebugLevel);
+// acllogRecord drops a record whose module id is outside [0, 0xffff] (acllogVaList).
 int32_t acllogCheckDebugLevel(int32_t moduleId, int32_t logLevel) {
     ACLSIM_COUNT("acllogCheckDebugLevel");
-    (void)moduleId;
+    if (moduleId < 0) return 0;
     const char *e = getenv("ASCEND_GLOBAL_LOG_LEVEL");
     int32_t min = (e != nullptr && *e >= '0' && *e <= '4' && e[1] == '\0') ? *e - '0' : 3;
     return logLevel >= min && logLevel <= 3 ? 1 : 0;
@@ -156,7 +158,7 @@ int32_t acllogCheckDebugLevel(int32_t moduleId, int32_t logLevel) {
 void acllogRecord(int32_t moduleId, int32_t level, const char *fmt, ...) {
     ACLSIM_COUNT("acllogRecord");
     const char *e = getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
-    if (fmt == nullptr || e == nullptr || strcmp(e, "1") != 0) return;
+    if (moduleId < 0 || moduleId > 0xffff || fmt == nullptr || e == nullptr || strcmp(e, "1") != 0) return;
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);

@@ -3,9 +3,11 @@
 // Behaviour follows the vendor's public documentation (the runtime's own checks,
 // then the "driver"'s). Every exported function is also exported as `aclsim_impl_<name>`
 // (see acl_api.def) for the forwarding stubs of libascendcl.so.
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,36 +315,100 @@ aclError aclsysGetVersionStr(char *pkgName, char *versionStr) {
     return rc;
 }
 
+namespace {
+// std::stoi: leading white space, an optional sign, digits; what follows is ignored. False
+// where stoi throws (no digits, out of the range of int).
+bool stoi_like(const std::string &s, int32_t &out) {
+    const char *p = s.c_str();
+    char *end = nullptr;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (end == p || errno == ERANGE || v < INT32_MIN || v > INT32_MAX) return false;
+    out = static_cast<int32_t>(v);
+    return true;
+}
+
+// X.Y.Z, digits only for Z (ParseBaseVersion, hicann/runtime src/acl/aclrt_impl/acl.cpp):
+// the value and where Z ends.
+bool parse_base_version(const std::string &v, int64_t &base, size_t &end) {
+    size_t dot1 = v.find('.');
+    if (dot1 == std::string::npos || dot1 == 0) return false;
+    size_t dot2 = v.find('.', dot1 + 1);
+    if (dot2 == std::string::npos || dot2 == dot1 + 1) return false;
+    size_t n = dot2 + 1;
+    while (n < v.size() && isdigit(static_cast<unsigned char>(v[n]))) n++;
+    if (n == dot2 + 1) return false;
+    int32_t major = 0, minor = 0, patch = 0;
+    if (!stoi_like(v.substr(0, dot1), major) || !stoi_like(v.substr(dot1 + 1, dot2 - dot1 - 1), minor) ||
+        !stoi_like(v.substr(dot2 + 1, n - dot2 - 1), patch))
+        return false;
+    base = int64_t{major} * 10000000 + int64_t{minor} * 100000 + int64_t{patch} * 1000;
+    end = n;
+    return true;
+}
+
+// The number after the keyword (ParsePreNumStrict): empty is 0; else at most one '.' or '-',
+// then digits to the end.
+bool parse_pre_num(const std::string &s, int32_t &out) {
+    if (s.empty()) {
+        out = 0;
+        return true;
+    }
+    size_t digit = std::string::npos;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (isdigit(static_cast<unsigned char>(s[i]))) {
+            digit = i;
+            break;
+        }
+        if (s[i] != '.' && s[i] != '-') return false;
+    }
+    if (digit == std::string::npos || digit > 1) return false;
+    std::string num = s.substr(digit);
+    size_t n = 0;
+    while (n < num.size() && isdigit(static_cast<unsigned char>(num[n]))) n++;
+    return n == num.size() && stoi_like(num, out);
+}
+
+// What follows X.Y.Z (ParsePrereleasePart): "alpha", else "beta", else "rc" anywhere in it
+// (case-insensitive), at most one character before it; alpha -300, beta -200, rc -100, plus
+// the number after it.
+bool parse_prerelease(const std::string &raw, int64_t &adjust) {
+    std::string lower = raw;
+    for (char &c : lower) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+    static const struct {
+        const char *word;
+        int weight;
+    } kKeywords[] = {{"alpha", 300}, {"beta", 200}, {"rc", 100}};
+    for (const auto &k : kKeywords) {
+        size_t at = lower.find(k.word);
+        if (at == std::string::npos) continue;
+        int32_t pre = 0;
+        if (at > 1 || !parse_pre_num(raw.substr(at + strlen(k.word)), pre)) return false;
+        adjust = -k.weight + pre;
+        return true;
+    }
+    return false;
+}
+}  // namespace
+
 aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum) {
     ACLSIM_COUNT("aclsysGetVersionNum");
     aclError rc = ACL_SUCCESS;
     if (pkgName == nullptr || versionNum == nullptr) {
         rc = fail(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum", "pkgName or versionNum is NULL");
     } else {
-        const char *v = package_version(pkgName);
-        // X.Y.Z[.M] | X.Y.rcN[.M] | X.Y.alphaN | X.Y.betaN
-        unsigned long major = 0, minor = 0, patch = 0, pre = 0;
-        long pre_base = 0;
-        char tail[32] = {0};
-        int n = sscanf(v, "%lu.%lu.%31s", &major, &minor, tail);
-        if (n < 3) {
-            rc = fail(ACL_ERROR_INVALID_FILE, "aclsysGetVersionNum", fmt("unparsable version \"%s\"", v));
+        // CalculateVersionNum (hicann/runtime src/acl/aclrt_impl/acl.cpp): X.Y.Z, then nothing
+        // or a prerelease part; anything else 500000.
+        const std::string v = package_version(pkgName);
+        int64_t base = 0, adjust = 0;
+        size_t end = 0;
+        if (v.empty()) {
+            rc = fail(ACL_ERROR_INVALID_FILE, "aclsysGetVersionNum", fmt("version file of %s missing", pkgName));
+        } else if (!parse_base_version(v, base, end) || (end < v.size() && !parse_prerelease(v.substr(end), adjust))) {
+            rc = fail(ACL_ERROR_INTERNAL_ERROR, "aclsysGetVersionNum",
+                      fmt("version \"%s\" is not X.Y.Z[prerelease]", v.c_str()));
         } else {
-            if (strncasecmp(tail, "rc", 2) == 0) {
-                pre_base = 100;
-                pre = strtoul(tail + 2, nullptr, 10);
-            } else if (strncasecmp(tail, "beta", 4) == 0) {
-                pre_base = 200;
-                pre = strtoul(tail + 4, nullptr, 10);
-            } else if (strncasecmp(tail, "alpha", 5) == 0) {
-                pre_base = 300;
-                pre = strtoul(tail + 5, nullptr, 10);
-            } else {
-                patch = strtoul(tail, nullptr, 10);
-            }
-            long long num = static_cast<long long>(major) * 10000000LL + static_cast<long long>(minor) * 100000LL +
-                            static_cast<long long>(patch) * 1000LL - pre_base + static_cast<long long>(pre);
-            *versionNum = static_cast<int32_t>(num);
+            *versionNum = static_cast<int32_t>(base + adjust);
         }
     }
     ACLSIM_TRACE("aclsysGetVersionNum", fmt("\"%s\", %p", pkgName ? pkgName : "(null)", static_cast<void *>(versionNum)),

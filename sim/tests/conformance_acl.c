@@ -11,6 +11,9 @@
  *   M = tests/ut/runtime/runtime/test/platform/910B/rt_utest_api_memory.cc
  *   V = tests/ut/runtime/runtime/test/platform/910B/rt_utest_api_cloudv2.cc
  *   D = tests/ut/runtime/runtime/test/platform/cloud/rt_utest_npu_driver.cc
+ *   C = tests/ut/acl/testcase/acl_common_unittest.cpp
+ *   LE = tests/ut/slog/ut/ep/alog_host/testcase/alog_host_excp_utest.cc
+ *   LF = tests/ut/slog/ut/ep/alog_host/testcase/alog_host_func_utest.cc
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/acl_log.h"
 #include "aclsim.h"
 
 static char g_out[4096];
@@ -526,6 +530,44 @@ static void c59(void) { /* D:50 host_register */
     rc(aclrtHostUnregister(&x));
 }
 
+/* ---- C: the version number of a package (aclsysGetVersionNum over a version.info) ---- */
+
+/* The vendor's tests write share/info/runtime/version.info; the simulator's runtime version is
+ * ACLSIM_CANN_VERSION. Prints the code, then the number when it succeeded. */
+static void version_num(const char *version) {
+    int32_t num = 0;
+    setenv("ACLSIM_CANN_VERSION", version, 1);
+    aclError e = aclsysGetVersionNum((char *)"runtime", &num);
+    rc(e);
+    if (e == ACL_SUCCESS) put("%d", num);
+}
+
+static void c60(void) { version_num("8.5.0.beta.1"); }  /* C:969 aclsysGetVersionNum_ComplexSemVer_Success */
+static void c61(void) { version_num("8.5"); }           /* C:1086 aclsysGetVersionNum_InvalidFormat_Fail */
+static void c62(void) { version_num("8.5.0-gamma"); }   /* C:1107 aclsysGetVersionNum_InvalidFormat_Fail_02 */
+static void c63(void) { version_num("8"); }             /* C:1128 aclsysGetVersionNum_InvalidFormat_Fail_03 */
+static void c64(void) { version_num("A"); }             /* C:1150 aclsysGetVersionNum_InvalidFormat_Fail_04 */
+static void c65(void) { version_num("8.5.0..alpha"); }  /* C:1172 aclsysGetVersionNum_InvalidFormat_Fail_05 */
+static void c66(void) { version_num("8.5.0-rc.1a"); }   /* C:1194 aclsysGetVersionNum_InvalidFormat_Fail_06 */
+
+/* ---- LE, LF: the log level check libcann_hixl.so asks (acllogCheckDebugLevel) ---- */
+
+static void c67(void) { /* LE:453 AcllogInterfaceError */
+    setenv("ASCEND_GLOBAL_LOG_LEVEL", "0", 1);
+    put("%d", acllogCheckDebugLevel(0xff00, 4 + 1)); /* DLOG_NULL + 1 */
+    put("%d", acllogCheckDebugLevel(-1, 1));         /* DLOG_INFO */
+    put("%d", acllogCheckDebugLevel(-1, 3));         /* DLOG_ERROR */
+}
+
+static void c68(void) { /* LF:1091 AcllogCheckDebugLogLevelInterface */
+    setenv("ASCEND_GLOBAL_LOG_LEVEL", "1", 1);
+    put("%d", acllogCheckDebugLevel(0xff00, 0)); /* DLOG_DEBUG */
+    put("%d", acllogCheckDebugLevel(0xff00, 1)); /* DLOG_INFO */
+    put("%d", acllogCheckDebugLevel(0xffff, 2)); /* DLOG_WARN */
+    put("%d", acllogCheckDebugLevel(0xffff, 3)); /* DLOG_ERROR */
+    put("%d", acllogCheckDebugLevel(0xff00, 5)); /* DLOG_NULL + 1 */
+}
+
 static const struct {
     const char *id;
     void (*fn)(void);
@@ -541,7 +583,9 @@ static const struct {
     {"ACL-C41", c41}, {"ACL-C42", c42}, {"ACL-C43", c43}, {"ACL-C44", c44}, {"ACL-C45", c45},
     {"ACL-C46", c46}, {"ACL-C47", c47}, {"ACL-C48", c48}, {"ACL-C49", c49}, {"ACL-C50", c50},
     {"ACL-C51", c51}, {"ACL-C52", c52}, {"ACL-C53", c53}, {"ACL-C54", c54}, {"ACL-C55", c55},
-    {"ACL-C56", c56}, {"ACL-C57", c57}, {"ACL-C58", c58}, {"ACL-C59", c59},
+    {"ACL-C56", c56}, {"ACL-C57", c57}, {"ACL-C58", c58}, {"ACL-C59", c59}, {"ACL-C60", c60},
+    {"ACL-C61", c61}, {"ACL-C62", c62}, {"ACL-C63", c63}, {"ACL-C64", c64}, {"ACL-C65", c65},
+    {"ACL-C66", c66}, {"ACL-C67", c67}, {"ACL-C68", c68},
 };
 
 int main(int argc, char **argv) {

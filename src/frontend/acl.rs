@@ -167,12 +167,18 @@ fn record_register(a: RegArgs, device: i32, ret: i32) {
     if let Some((start, end)) = a.range() {
         state::with(|s| {
             s.host_unregs.forget(device, start);
+            // A PINNED-only record kept through a device reset that the vendor has just
+            // registered over was gone (the driver path): it makes way.
+            while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
+                s.host_regs.remove(device, old.base);
+            }
             s.host_regs.insert(HostReg {
                 device,
                 base: start,
                 len: (end - start) as u64,
                 flags: a.call.flags(),
                 api: a.call.api(),
+                after_reset: false,
             })
         });
     }
@@ -217,29 +223,44 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = ptr as usize;
-            let (exact, containing, unregistered) = state::read(|s| {
-                (
-                    s.host_regs.exact(device, p).is_some(),
-                    s.host_regs.containing(device, p).copied(),
-                    s.host_unregs.seen(device, p),
-                )
+            let (exact, containing, elsewhere, unregistered) = state::read(|s| {
+                let exact = s.host_regs.exact(device, p).copied();
+                let elsewhere = match exact {
+                    Some(_) => None,
+                    None => s.host_regs.pinned_base_elsewhere(device, p).copied(),
+                };
+                (exact, s.host_regs.containing(device, p).copied(), elsewhere, s.host_unregs.seen(device, p))
             });
-            let findings: Vec<Finding> =
-                rules::check_unregister(p, device, exact, containing.as_ref(), unregistered).into_iter().collect();
+            let findings: Vec<Finding> = rules::check_unregister(
+                p,
+                device,
+                exact.is_some(),
+                containing.as_ref(),
+                elsewhere.as_ref(),
+                unregistered,
+            )
+            .into_iter()
+            .collect();
+            // Which record the vendor's answer is about: this device's, else the pinned-only
+            // one of another device the runtime's process-wide table may hold.
+            let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
             if findings.is_empty() {
-                return Ok(device);
+                return Ok(record);
             }
             match decide(rt, Api::C, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
-                Verdict::Forward => Ok(device),
+                Verdict::Forward => Ok(record),
             }
         },
         || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
-        |_, device, ret| {
-            // A failed unregister keeps the entry: the registration is still live.
-            if *ret == code::SUCCESS {
+        |_, record, ret| {
+            let Some((device, after_reset)) = record else { return };
+            // A failed unregister keeps the entry: the registration is still live (another
+            // device's too: on the driver path it is that device's driver's). One kept through
+            // a reset that the vendor refused was gone with the device (the driver path).
+            if *ret == code::SUCCESS || after_reset {
                 state::with(|s| {
-                    if s.host_regs.remove(device, ptr as usize).is_some() {
+                    if s.host_regs.remove(device, ptr as usize).is_some() && *ret == code::SUCCESS {
                         s.host_unregs.note(device, ptr as usize);
                     }
                 });
@@ -253,21 +274,52 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
-    run_unrecorded(
+    // The base of the mapped registration `pHost` lies inside (not at), when the call is clean:
+    // the runtime's own table answers only the base; its 107000 is explained after the call.
+    let interior = std::cell::Cell::new(0usize);
+    let ret = run_unrecorded(
         "aclrtHostGetDevicePointer",
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = p_host as usize;
-            // One scalar out of the read: a registration copied out of it, or findings
+            // Scalars out of the read: a registration copied out of it, or findings
             // returned through it, would be copied through memory on every call.
             let null = p_device.is_null();
-            if state::snapshot::read(|v| rules::devptr_clean(p, null, flag, v.host_regs.containing(device, p))) {
+            let (clean, base) = state::snapshot::read(|v| {
+                let r = v.host_regs.containing(device, p);
+                (rules::devptr_clean(p, null, flag, r), r.map_or(p, |r| r.base))
+            });
+            if clean {
+                if base != p {
+                    interior.set(base);
+                }
                 return Ok(());
             }
             devptr_verdict(rt, device, p_host, p_device, flag)
         },
         || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
-    )
+    );
+    if ret == code::RT_PARAM_INVALID && interior.get() != 0 {
+        explain_interior(p_host as usize);
+    }
+    ret
+}
+
+/// The vendor refused the device pointer of an address inside a mapped registration that
+/// regcheck saw: the look-up went to the runtime's own table, keyed by the registration's
+/// base (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer` without the driver's
+/// query; `register_memory.cc`, `GetMappedDevicePointer`). Warned, never counted as a
+/// rejection (the vendor answered).
+#[cold]
+#[inline(never)]
+fn explain_interior(p: usize) {
+    let Some(rt) = state::runtime_if_ready() else { return };
+    super::guarded("aclrtHostGetDevicePointer", "explaining the answer of", || {
+        let device = queries::device().unwrap_or(-1);
+        let Some(r) = state::read(|s| s.host_regs.containing(device, p).copied()) else { return };
+        let f = rules::check_devptr_interior(p, device, &r);
+        let _ = decide(rt, Api::C, "aclrtHostGetDevicePointer", &format!("pHost=0x{p:x}, pDevice=set, flag=0"), &[f]);
+    });
 }
 
 /// The findings of a device-pointer look-up that is not clean, logged and decided.
@@ -447,8 +499,11 @@ pub fn set_device(device: i32) -> i32 {
 }
 
 /// `aclrtResetDevice(deviceId)`: when the last `aclrtSetDevice` of the device is matched, the
-/// vendor releases the device and its host registrations; regcheck forgets them too (else a
-/// later, valid registration of the same memory would look like an overlap).
+/// vendor releases the device, and the driver forgets the device's host registrations;
+/// regcheck forgets those too (else a later, valid registration of the same memory would look
+/// like an overlap). A PINNED-only registration is kept, marked: on the runtime-table path it
+/// never reached the driver and the runtime's process-wide table, which only
+/// `aclrtHostUnregister` erases, keeps it (hicann/runtime `register_memory.cc`).
 pub fn reset_device(device: i32) -> i32 {
     run(
         "aclrtResetDevice",
@@ -458,20 +513,26 @@ pub fn reset_device(device: i32) -> i32 {
             if *ret != code::SUCCESS {
                 return;
             }
-            let dropped = state::with(|s| {
+            let (dropped, kept) = state::with(|s| {
                 let refs = s.device_refs.entry(device).or_insert(0);
                 *refs = refs.saturating_sub(1);
                 if *refs == 0 {
                     s.device_refs.remove(&device);
-                    s.host_regs.remove_device(device)
+                    s.host_regs.reset_device(device)
                 } else {
-                    0
+                    (0, 0)
                 }
             });
             if dropped > 0 {
                 log::info!(
                     target: "regcheck",
-                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) still live; they are gone now (unregister before resetting)"
+                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) with a device address still live; the driver forgets them with the device (unregister before resetting)"
+                );
+            }
+            if kept > 0 {
+                log::info!(
+                    target: "regcheck",
+                    "aclrtResetDevice({device}) released the device with {kept} PINNED-only host registration(s) still live: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide table keeps them until aclrtHostUnregister; on the driver path they end with the device"
                 );
             }
         },

@@ -113,6 +113,11 @@ pub static EXAMPLES: &[Example] = &[
         "aclrtHostRegisterV2(buf, size, ACL_HOST_REG_PINNED | ACL_HOST_REG_MAPPED);\naclrtHostGetDevicePointer(buf, &dev, 0);",
     ),
     ex(
+        AclDevptrInterior,
+        "aclrtHostRegisterV2(buf, size, ACL_HOST_REG_MAPPED);\naclrtHostGetDevicePointer(buf + 8, &dev, 0);",
+        "aclrtHostRegisterV2(buf, size, ACL_HOST_REG_MAPPED);\naclrtHostGetDevicePointer(buf, &dev, 0); dev = (char *)dev + 8;",
+    ),
+    ex(
         AclFreehostRegistered,
         "aclrtHostRegisterV2(buf, size, ACL_HOST_REG_MAPPED);\naclrtFreeHost(buf);",
         "aclrtHostUnregister(buf);\naclrtFreeHost(buf);",

@@ -180,6 +180,7 @@ rule_ids! {
     AclDevptrNotMapped = 23,
     AclFreehostRegistered = 24,
     AclHostregNotUserSpace = 25,
+    AclDevptrInterior = 26,
     HixlNotInitialized = 101,
     HixlRegNullAddr = 102,
     HixlRegLenZero = 103,

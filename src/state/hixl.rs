@@ -220,9 +220,6 @@ impl PeerView {
     }
 }
 
-/// At most this many adjacent registrations are followed to cover one range.
-const MERGE_MAX: usize = 64;
-
 /// The kind whose contiguous spans cover `[addr, addr + len)` together (see
 /// [`RegSet::kind_of_merged_range`]), device first.
 fn merged_kind(spans: &[SpanIndex<usize>; 2], addr: usize, len: u64) -> Option<MemKind> {
@@ -233,10 +230,12 @@ fn merged_kind(spans: &[SpanIndex<usize>; 2], addr: usize, len: u64) -> Option<M
     [MemKind::Device, MemKind::Host].into_iter().find(|k| covered(&spans[slot(*k)], addr, end))
 }
 
-/// Whether contiguous spans of `index` cover `[addr, end)`, `addr < end`.
+/// Whether contiguous spans of `index` cover `[addr, end)`, `addr < end`: as many as it
+/// takes (the vendor's memory store merges the whole run of adjacent regions), each found in
+/// O(1) expected, so a range costs the number of registrations it crosses.
 fn covered(index: &SpanIndex<usize>, addr: usize, end: usize) -> bool {
     let mut at = addr;
-    for _ in 0..MERGE_MAX {
+    loop {
         // A span holding the byte at `at`: it starts at or before it, so no gap is left.
         let Some(&(_, e, _)) = index.find(at, at + 1) else { return false };
         if e >= end {
@@ -244,7 +243,6 @@ fn covered(index: &SpanIndex<usize>, addr: usize, end: usize) -> bool {
         }
         at = e;
     }
-    false
 }
 
 /// A span of `spans` (device, host) containing `[addr, addr + len)`, device first.
@@ -480,6 +478,24 @@ mod tests {
         assert_eq!(s.kind_of_merged_range(0x800, 0x1000), None, "starts before any");
         assert_eq!(s.kind_of_merged_range(0x1000, 0), None);
         assert_eq!(s.kind_of_merged_range(usize::MAX - 1, 4), None);
+    }
+
+    /// The vendor's memory store merges the whole run of adjacent regions: no cap.
+    #[test]
+    fn a_run_of_any_length_merges() {
+        let mut s = RegSet::default();
+        let n = 1000;
+        for i in 0..n {
+            s.insert(reg(i + 1, 0x10_0000 + i * 0x1000, 0x1000, MemKind::Host));
+        }
+        let view = PeerView::of(&s);
+        let all = (n * 0x1000) as u64;
+        assert_eq!(s.kind_of_merged_range(0x10_0000, all), Some(MemKind::Host));
+        assert_eq!(view.kind_of_merged_range(0x10_0000, all), Some(MemKind::Host));
+        assert_eq!(s.kind_of_merged_range(0x10_0800, all - 0x1000), Some(MemKind::Host), "inside, unaligned");
+        assert_eq!(s.kind_of_merged_range(0x10_1000, all), None, "one page past the last");
+        assert_eq!(view.kind_of_merged_range(0x10_1000, all), None);
+        assert_eq!(s.kind_of_merged_range(0x10_0000, all + 1), None, "one byte past the last");
     }
 
     #[test]

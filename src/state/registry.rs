@@ -25,6 +25,10 @@ pub struct HostReg {
     /// V2 flag bits; for V1 the type value.
     pub flags: u32,
     pub api: HostRegApi,
+    /// The device was released (its last `aclrtResetDevice`) since: a PINNED-only
+    /// registration then lives on only in the runtime's process-wide table, which is where it
+    /// is on the runtime-table path (the driver's, on the driver path, ended with the device).
+    pub after_reset: bool,
 }
 
 impl HostReg {
@@ -51,6 +55,15 @@ impl HostReg {
 
     pub fn contains(&self, addr: usize) -> bool {
         addr >= self.base && addr < self.end()
+    }
+
+    /// A V2 registration with PINNED and none of MAPPED, IOMEMORY, READONLY: on the runtime's
+    /// own path (a driver without the pinned-register feature) it never reaches the driver
+    /// and is in the runtime's process-wide pinned table alone (hicann/runtime
+    /// `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`; `register_memory.cc`),
+    /// which no device reset touches; on the driver path the driver holds it, per device.
+    pub fn pinned_only(&self) -> bool {
+        self.api == HostRegApi::V2 && !self.mapped()
     }
 }
 
@@ -144,6 +157,36 @@ impl HostRegistry {
         n
     }
 
+    /// The device was released (its last `aclrtResetDevice`): what the driver held of it ends,
+    /// the runtime's tables stay. A registration with a device address went to the driver on
+    /// either path and is dropped (the simulator's driver forgets it with the device); a
+    /// PINNED-only one is kept, marked [`HostReg::after_reset`] (it is in the runtime's table on
+    /// the runtime-table path, gone on the driver path). Returns (dropped, kept).
+    pub fn reset_device(&mut self, device: i32) -> (usize, usize) {
+        let Some(i) = self.devices.iter().position(|(d, _)| *d == device) else { return (0, 0) };
+        let regs = self.devices.remove(i).1.by_base;
+        self.len -= regs.len();
+        let (mut dropped, mut kept) = (0, 0);
+        for r in regs.into_values() {
+            if r.pinned_only() {
+                self.insert(HostReg { after_reset: true, ..r });
+                kept += 1;
+            } else {
+                dropped += 1;
+            }
+        }
+        (dropped, kept)
+    }
+
+    /// A PINNED-only registration on a device other than `device` whose base is exactly
+    /// `base` (the runtime's pinned table, on its own path, answers for every device).
+    pub fn pinned_base_elsewhere(&self, device: i32, base: usize) -> Option<&HostReg> {
+        self.devices
+            .iter()
+            .filter(|(d, _)| *d != device)
+            .find_map(|(_, m)| m.by_base.get(&base).filter(|r| r.pinned_only()))
+    }
+
     /// Drop every registration (the vendor drops them at `aclFinalize`). Returns how many.
     pub fn clear(&mut self) -> usize {
         let n = self.len;
@@ -223,7 +266,32 @@ mod tests {
     use super::*;
 
     fn reg(device: i32, base: usize, len: u64) -> HostReg {
-        HostReg { device, base, len, flags: host_reg::MAPPED, api: HostRegApi::V2 }
+        HostReg { device, base, len, flags: host_reg::MAPPED, api: HostRegApi::V2, after_reset: false }
+    }
+
+    #[test]
+    fn a_reset_drops_the_drivers_registrations_and_keeps_the_pinned_only_ones() {
+        let mut r = HostRegistry::default();
+        r.insert(reg(0, 0x1000, 0x1000));
+        r.insert(HostReg { flags: host_reg::PINNED, ..reg(0, 0x4000, 0x1000) });
+        r.insert(HostReg { flags: host_reg::PINNED | host_reg::MAPPED, ..reg(0, 0x8000, 0x1000) });
+        r.insert(HostReg { flags: 0, api: HostRegApi::V1, ..reg(0, 0xc000, 0x1000) });
+        r.insert(HostReg { flags: host_reg::PINNED, ..reg(1, 0x10000, 0x1000) });
+        assert_eq!(r.reset_device(0), (3, 1));
+        assert_eq!(r.len(), 2);
+        let kept = r.exact(0, 0x4000).unwrap();
+        assert!(kept.after_reset && kept.pinned_only());
+        assert!(r.containing(0, 0x4800).is_some(), "still found by address");
+        assert!(r.exact(0, 0x1000).is_none() && r.exact(0, 0x8000).is_none() && r.exact(0, 0xc000).is_none());
+        assert!(!r.exact(1, 0x10000).unwrap().after_reset, "another device's untouched");
+        assert_eq!(r.reset_device(0), (0, 1), "a second reset keeps it");
+        assert_eq!(r.reset_device(5), (0, 0));
+        assert_eq!(r.pinned_base_elsewhere(1, 0x4000).unwrap().device, 0);
+        assert!(r.pinned_base_elsewhere(0, 0x4000).is_none(), "on the device itself: exact()");
+        assert_eq!(r.pinned_base_elsewhere(0, 0x10000).unwrap().device, 1);
+        r.insert(reg(2, 0x20000, 0x1000));
+        assert!(r.pinned_base_elsewhere(0, 0x20000).is_none(), "a mapped one is the driver's, per device");
+        assert!(r.pinned_base_elsewhere(0, 0x4800).is_none(), "the base only");
     }
 
     #[test]

@@ -193,7 +193,7 @@ mod tests {
     const DEVICE: i32 = 9_001;
 
     fn reg(base: usize) -> HostReg {
-        HostReg { device: DEVICE, base, len: 0x1000, flags: 0, api: HostRegApi::V2 }
+        HostReg { device: DEVICE, base, len: 0x1000, flags: 0, api: HostRegApi::V2, after_reset: false }
     }
 
     fn seen(base: usize) -> bool {

@@ -479,3 +479,119 @@ fn registrations_end_with_the_device_not_with_aclfinalize() {
         assert_eq!(o.sim_calls(V2), 2, "only the overlaps are stopped by regcheck: {}", o.dump());
     }
 }
+
+/// A device reset ends what the driver holds, not the runtime's process-wide tables: on the
+/// runtime-table path a PINNED-only registration outlives the reset (its unregistration
+/// succeeds, a new registration of it is refused), a MAPPED one is forgotten by the driver.
+/// regcheck cannot tell the two paths apart, so it rejects neither what the one path accepts
+/// nor what the other does: the calls answer as they do bare, on both paths, under `--audit`.
+#[test]
+fn a_device_reset_keeps_the_runtime_tables_pinned_registrations() {
+    let table = [
+        ("register_pinned", 0),
+        ("register_mapped", 0),
+        ("reset_last", 0),
+        ("set", 0),
+        ("register_pinned_again", 507910),
+        ("unregister_pinned", 0),
+        ("unregister_pinned_twice", 507911),
+        ("unregister_mapped", 507911),
+    ];
+    let driver = [
+        ("register_pinned", 0),
+        ("register_mapped", 0),
+        ("reset_last", 0),
+        ("set", 0),
+        ("register_pinned_again", 0),
+        ("unregister_pinned", 0),
+        ("unregister_pinned_twice", 507911),
+        ("unregister_mapped", 507911),
+    ];
+    for (path, want) in [("0", table), ("1", driver)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let want: Vec<(String, i32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+        assert_eq!(codes(&bare("reset_keeps_pinned", env)), want, "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}");
+        for mode in [Mode::Preload, Mode::Shared] {
+            let o = scenarios().run(mode).arg("reset_keeps_pinned").env("ACLSIM_PIN_REGISTER", path).audit().run();
+            let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            // The one the vendor accepts reaches it; the two it refuses regcheck's records refuse.
+            assert_eq!(o.sim_calls("aclrtHostUnregister"), 1, "{}", ctx());
+            assert_eq!(value(&o, "live"), Some(0), "{}", ctx());
+            // The refused re-registration is explained (the vendor's 507910 on the table path).
+            assert!(o.stderr.contains("[ACL-HOSTREG-OVERLAP]") || path == "1", "{}", ctx());
+            assert!(o.stderr.contains("aclrtResetDevice") || path == "1", "{}", ctx());
+        }
+    }
+}
+
+/// The runtime's pinned table is process-wide: on the runtime-table path a PINNED-only
+/// registration is unregistered from any device; the driver's registrations are per device.
+#[test]
+fn a_pinned_registration_is_process_wide_on_the_runtime_table_path() {
+    for (path, other, forwarded) in [("0", 0, 1), ("1", 507911, 2)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let first = if path == "0" { 507911 } else { 0 };
+        let want: Vec<(String, i32)> = [
+            ("register", 0),
+            ("set_other", 0),
+            ("unregister_other", other),
+            ("set_first", 0),
+            ("unregister_first", first),
+        ]
+        .iter()
+        .map(|(l, c)| (l.to_string(), *c))
+        .collect();
+        assert_eq!(
+            codes(&bare("pinned_other_device", env)),
+            want,
+            "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}"
+        );
+        for mode in [Mode::Preload, Mode::Shared] {
+            let o = scenarios().run(mode).arg("pinned_other_device").env("ACLSIM_PIN_REGISTER", path).audit().run();
+            let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            // On the table path the second is refused by regcheck's records, as by the vendor.
+            assert_eq!(o.sim_calls("aclrtHostUnregister"), forwarded, "{}", ctx());
+        }
+    }
+}
+
+/// The device pointer of an address inside a MAPPED registration: the driver's query answers
+/// it (the driver path), the runtime's own table, keyed by the registration's base, does not
+/// (the runtime-table path: 107000 and NULL). The vendor decides; regcheck explains its 107000
+/// with a warning that names the registered base, and says nothing where the look-up succeeds.
+#[test]
+fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
+    for (path, inside) in [("0", 107000), ("1", 0)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let want: Vec<(String, i32)> =
+            [("register", 0), ("devptr_base", 0), ("devptr_inside", inside), ("unregister", 0)]
+                .iter()
+                .map(|(l, c)| (l.to_string(), *c))
+                .collect();
+        let b = bare("devptr_interior", env);
+        assert_eq!(codes(&b), want, "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}: {}", b.dump());
+        assert_eq!(value(&b, "inside_null"), Some(i64::from(path == "0")), "{}", b.dump());
+        for mode in MODES {
+            let o = run_in(mode, "devptr_interior", env);
+            let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 2, "both forwarded: {}", ctx());
+            let base = o.stdout.lines().find_map(|l| l.strip_prefix("base ")).expect("base").trim().to_string();
+            let warned = o
+                .stderr
+                .lines()
+                .find(|l| l.starts_with("regcheck: warning: [ACL-DEVPTR-INTERIOR]"))
+                .map(str::to_string);
+            if path == "0" {
+                let w = warned.unwrap_or_else(|| panic!("no warning: {}", ctx()));
+                assert!(w.contains(&base) && w.contains("only the base"), "names the base {base}: {w}");
+                assert!(!o.stderr.contains("regcheck: error"), "{}", ctx());
+            } else {
+                assert!(warned.is_none(), "the driver answered: nothing to explain: {}", ctx());
+                assert!(!o.stderr.contains("regcheck:"), "{}", ctx());
+            }
+        }
+    }
+}

@@ -233,6 +233,42 @@ int main(int argc, char **argv) {
         rc("register_after_finalize", aclrtHostRegisterV2(p, PAGE, ACL_HOST_REG_MAPPED));
         rc("unregister", aclrtHostUnregister(p));
         printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "reset_keeps_pinned")) {
+        /* What a device reset ends: on the runtime-table path a PINNED-only registration is in
+         * the runtime's process-wide table, which only aclrtHostUnregister erases; a MAPPED one
+         * also went to the driver, which forgets it with the device. */
+        char *p = aligned(4 * PAGE);
+        char *q = aligned(4 * PAGE);
+        rc("register_pinned", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_PINNED));
+        rc("register_mapped", aclrtHostRegisterV2(q, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("reset_last", aclrtResetDevice(0));
+        rc("set", aclrtSetDevice(0));
+        rc("register_pinned_again", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_PINNED));
+        rc("unregister_pinned", aclrtHostUnregister(p));
+        rc("unregister_pinned_twice", aclrtHostUnregister(p));
+        rc("unregister_mapped", aclrtHostUnregister(q));
+        printf("live %ld\n", regcheck_live());
+    } else if (!strcmp(s, "devptr_interior")) {
+        /* The device pointer of an address inside a MAPPED registration: the driver's query
+         * answers any address in it; the runtime's own table (no query) only its base. */
+        char *p = aligned(4 * PAGE);
+        void *dev = (void *)1, *inner = (void *)1;
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("devptr_base", aclrtHostGetDevicePointer(p, &dev, 0));
+        rc("devptr_inside", aclrtHostGetDevicePointer(p + 8, &inner, 0));
+        printf("inside_null %d\n", inner == NULL);
+        printf("inside_offset %d\n", inner != NULL && (char *)inner - (char *)dev == 8);
+        printf("base 0x%lx\n", (unsigned long)(uintptr_t)p);
+        rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "pinned_other_device")) {
+        /* A PINNED-only registration unregistered from another device: the runtime's table is
+         * process-wide, the driver's per device. */
+        char *p = aligned(4 * PAGE);
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_PINNED));
+        rc("set_other", aclrtSetDevice(1));
+        rc("unregister_other", aclrtHostUnregister(p));
+        rc("set_first", aclrtSetDevice(0));
+        rc("unregister_first", aclrtHostUnregister(p));
     } else if (!strcmp(s, "align_many")) {
         /* Five misaligned registrations, each at another address; after each, whether the
          * thread's last rejection names that address. */

@@ -450,6 +450,27 @@ int Run(const std::string &s) {
     for (int i = 3; i < 6; i++) b.DeregisterMem(h[i]);
     a.Finalize();
     b.Finalize();
+  } else if (s == "merge_many_hixl_cs") {
+    // hixl_cs: the memory store merges any number of adjacent registrations; a range one page
+    // past the last of them is still outside.
+    Init(a, kA, Transports("\"roce:device\""));
+    Init(b, kB, Transports("\"roce:device\""));
+    const size_t n = 65;
+    uintptr_t p = MallocHost((n + 1) * kPage), q = MallocHost((n + 1) * kPage);
+    std::vector<MemHandle> h(n);
+    MemHandle hb = nullptr;
+    int failed_regs = 0;
+    for (size_t i = 0; i < n; i++) failed_regs += Reg(a, p + i * kPage, kPage, hixl::MEM_HOST, &h[i]) != 0;
+    rc("register_failures", failed_regs);
+    rc("register_b", Reg(b, q, (n + 1) * kPage, hixl::MEM_HOST, &hb));
+    rc("connect", a.Connect(kB, 1000));
+    rc("local_across_all", a.TransferSync(kB, hixl::WRITE, Ops(p, q, n * kPage), 1000));
+    rc("local_one_page_past", a.TransferSync(kB, hixl::WRITE, Ops(p + kPage, q, n * kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    for (size_t i = 0; i < n; i++) a.DeregisterMem(h[i]);
+    b.DeregisterMem(hb);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "remote_late_comm" || s == "remote_late_hixl_cs") {
     // b registers a region after a's link to it: the link cannot see it.
     Options o = s == "remote_late_comm" ? Options() : Transports("\"roce:device\"");

@@ -87,6 +87,34 @@ fn ops_across_adjacent_registrations_are_valid_on_hixl_cs() {
     .check();
 }
 
+/// The memory store merges without a limit (`CheckMergedRegionsAccess` walks the whole run of
+/// adjacent regions): an op across 65 one-page registrations is valid, the bytes arrive; the
+/// same length one page later reaches past the last registration and is refused.
+#[test]
+fn ops_across_any_number_of_adjacent_registrations_are_valid_on_hixl_cs() {
+    let codes = &[
+        ("register_failures", 0),
+        ("register_b", 0),
+        ("connect", 0),
+        ("local_across_all", 0),
+        ("local_one_page_past", 103900),
+        ("disconnect", 0),
+    ];
+    let b = crate::bare("merge_many_hixl_cs", &[]);
+    let want: Vec<(String, u32)> = codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    assert_eq!(crate::codes(&b), want, "the vendor's behaviour: {}", b.dump());
+    Case {
+        scenario: "merge_many_hixl_cs",
+        env: &[],
+        codes,
+        rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+        absent: &[],
+        // The valid op reaches the vendor; the one past the end regcheck refuses itself.
+        forwarded: &[(XFER, 1)],
+    }
+    .check();
+}
+
 #[test]
 fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
     // hixl_cs: the link carries the peer's registrations of the moment it was made; a read of

@@ -2,43 +2,69 @@
 //! a registered range, freeing an allocation that is still registered.
 
 use super::{device_text, human};
-use crate::rules::{Evidence, Finding, RuleId};
+use crate::rules::{Action, Evidence, Finding, RuleId};
 use crate::state::registry::HostReg;
 
 /// Overlap with a live registration on the same device.
 pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding> {
-    existing.map(|r| {
-        Finding::new(
-            RuleId::AclHostregOverlap,
-            "ptr",
-            format!(
-                "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
-                r.base,
-                r.end(),
-                human(r.len),
-                r.flags_text(),
-                device_text(device)
-            ),
-            format!("register each buffer once per device; to change it, aclrtHostUnregister(0x{:x}) first", r.base),
-        )
-    })
+    let r = existing?;
+    if r.after_reset {
+        // On the runtime-table path the runtime's pinned table still holds it (507910); on the
+        // driver path the reset ended it. regcheck cannot tell which path the driver takes.
+        return Some(
+            Finding::new(
+                RuleId::AclHostregOverlap,
+                "ptr",
+                format!(
+                    "the range overlaps the PINNED-only registration [0x{:x}, 0x{:x}) ({}) made on {} before aclrtResetDevice released the device: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide pinned table keeps it through the reset and refuses this with 507910; on the driver path the reset ended it",
+                    r.base,
+                    r.end(),
+                    human(r.len),
+                    device_text(device)
+                ),
+                format!(
+                    "call aclrtHostUnregister(0x{:x}) before resetting the device (on the runtime-table path it still succeeds after the reset)",
+                    r.base
+                ),
+            )
+            .with_action(Action::Warn),
+        );
+    }
+    Some(Finding::new(
+        RuleId::AclHostregOverlap,
+        "ptr",
+        format!(
+            "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on {}",
+            r.base,
+            r.end(),
+            human(r.len),
+            r.flags_text(),
+            device_text(device)
+        ),
+        format!(
+            "aclrtHostRegister* a range once per device (the same range again fails too); to change it, aclrtHostUnregister(0x{:x}) first",
+            r.base
+        ),
+    ))
 }
 
 /// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
-/// `containing` the registration ptr falls inside, if any.
-/// `unregistered`: regcheck saw `ptr` unregistered on `device`, and nothing registered there
-/// since (a double unregistration it saw, rather than a pointer it has no record of).
+/// `containing` the registration ptr falls inside, if any; `elsewhere` a PINNED-only
+/// registration with this base on another device; `unregistered`: regcheck saw `ptr`
+/// unregistered on `device`, and nothing registered there since (a double unregistration it
+/// saw, rather than a pointer it has no record of).
 pub fn check_unregister(
     ptr: usize,
     device: i32,
     exact: bool,
     containing: Option<&HostReg>,
+    elsewhere: Option<&HostReg>,
     unregistered: bool,
 ) -> Option<Finding> {
     if exact {
         return None;
     }
-    if unregistered && containing.is_none() {
+    if unregistered && containing.is_none() && elsewhere.is_none() {
         return Some(
             Finding::new(
                 RuleId::AclHostunregNotRegistered,
@@ -52,8 +78,21 @@ pub fn check_unregister(
             .with_evidence(Evidence::Seen),
         );
     }
-    Some(match containing {
-        Some(r) => Finding::new(
+    Some(match (containing, elsewhere) {
+        // The runtime's pinned table is process-wide: on its own path the unregistration
+        // succeeds from any device; the driver's (the driver path) is per device.
+        (_, Some(r)) => Finding::new(
+            RuleId::AclHostunregNotRegistered,
+            "ptr",
+            format!(
+                "0x{ptr:x} is the base of a PINNED-only registration made on device {}, not on {}: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide pinned table answers for every device and this succeeds; on the driver path the driver answers 507911",
+                r.device,
+                device_text(device)
+            ),
+            format!("unregister it with device {} current (aclrtSetDevice({}))", r.device, r.device),
+        )
+        .with_action(Action::Warn),
+        (Some(r), None) => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
             format!(
@@ -65,7 +104,7 @@ pub fn check_unregister(
             format!("pass the registered base pointer 0x{:x}", r.base),
         )
         .with_evidence(Evidence::Seen),
-        None => Finding::new(
+        (None, None) => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
             format!(
@@ -153,6 +192,31 @@ fn devptr_findings(
     out
 }
 
+/// The vendor answered 107000 for `pHost` inside the mapped registration `r` (not at its
+/// base): the runtime's own table, used when the driver has no device-pointer query (the
+/// runtime-table path: a driver without the pinned-register feature), is keyed by the
+/// registration's base and answers nothing else.
+pub fn check_devptr_interior(p_host: usize, device: i32, r: &HostReg) -> Finding {
+    let offset = p_host.wrapping_sub(r.base);
+    Finding::new(
+        RuleId::AclDevptrInterior,
+        "pHost",
+        format!(
+            "0x{p_host:x} is 0x{offset:x} bytes inside the registration [0x{:x}, 0x{:x}) on {} ({}), and the runtime refused it: on the runtime-table path (a driver without the device-pointer query) the runtime's table is keyed by the registered base, so only the base 0x{:x} is answered",
+            r.base,
+            r.end(),
+            device_text(device),
+            r.flags_text(),
+            r.base
+        ),
+        format!(
+            "ask for the device pointer of the base 0x{:x} and add the offset 0x{offset:x} (the device range is contiguous)",
+            r.base
+        ),
+    )
+    .with_action(Action::Warn)
+}
+
 /// `aclrtFreeHost(ptr)` of an allocation with live registrations.
 pub fn check_free_host(ptr: usize, live: &[HostReg]) -> Option<Finding> {
     let first = live.first()?;
@@ -180,18 +244,19 @@ mod tests {
 
     #[test]
     fn overlap_unregister_devptr_free() {
-        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
         let f = check_overlap(0, Some(&r)).unwrap();
         assert!(f.problem.contains("0x10000") && f.fix.contains("aclrtHostUnregister(0x10000)"));
         assert!(check_overlap(0, None).is_none());
-        assert!(check_unregister(0x10000, 0, true, Some(&r), false).is_none());
-        let f = check_unregister(0x11000, 0, false, Some(&r), false).unwrap();
+        assert!(check_unregister(0x10000, 0, true, Some(&r), None, false).is_none());
+        let f = check_unregister(0x11000, 0, false, Some(&r), None, false).unwrap();
         assert!(f.fix.contains("0x10000"), "names the containing base");
         assert_eq!(f.evidence, Some(Evidence::Seen), "regcheck saw the registration it is inside");
-        let f = check_unregister(0x50000, 0, false, None, false).unwrap();
+        let f = check_unregister(0x50000, 0, false, None, None, false).unwrap();
         assert!(f.problem.contains("not a live registration"));
         assert_eq!(f.evidence, None, "no record: the rule's own evidence (unknown without LD_AUDIT)");
-        let f = check_unregister(0x50000, 0, false, None, true).unwrap();
+        let f = check_unregister(0x50000, 0, false, None, None, true).unwrap();
         assert!(f.problem.contains("unregistered already"), "{}", f.problem);
         assert_eq!(f.evidence, Some(Evidence::Seen), "a double unregistration regcheck saw");
         assert!(check_devptr(0x10010, false, 0, 0, Some(&r)).is_empty());
@@ -209,11 +274,46 @@ mod tests {
         assert_eq!(check_free_host(0x10000, &[r]).unwrap().rule, RuleId::AclFreehostRegistered);
     }
 
+    /// A record the runtime's tables may hold (PINNED-only, after a reset or on another
+    /// device) gives a warning, never a rejection: the path decides, and regcheck cannot know it.
+    #[test]
+    fn records_only_the_runtime_tables_may_hold_give_warnings() {
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: PINNED, api: HostRegApi::V2, after_reset: true };
+        let f = check_overlap(0, Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn));
+        assert!(f.problem.contains("aclrtResetDevice") && f.problem.contains("runtime-table path"), "{}", f.problem);
+        assert!(f.fix.contains("aclrtHostUnregister(0x10000)"));
+        let live = HostReg { after_reset: false, ..r };
+        assert_eq!(check_overlap(0, Some(&live)).unwrap().action, None, "the rule's own action");
+        let f = check_unregister(0x10000, 1, false, None, Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn));
+        assert!(f.problem.contains("device 0") && f.fix.contains("aclrtSetDevice(0)"), "{f:?}");
+        let inside = HostReg { device: 1, base: 0xf000, ..live };
+        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r)).unwrap();
+        assert_eq!(f.action, Some(Action::Warn), "the pinned table answers by its base, whatever the device holds");
+    }
+
+    #[test]
+    fn an_interior_device_pointer_names_the_base_and_the_offset() {
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x4000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
+        let f = check_devptr_interior(0x10008, 0, &r);
+        assert_eq!((f.rule, f.action, f.arg), (RuleId::AclDevptrInterior, Some(Action::Warn), "pHost"));
+        assert!(
+            f.problem.contains("only the base 0x10000 is answered") && f.problem.contains("runtime-table path"),
+            "{}",
+            f.problem
+        );
+        assert!(f.fix.contains("0x10000") && f.fix.contains("0x8"), "{}", f.fix);
+    }
+
     /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
     /// forwards what the rules would reject, nor builds findings for a clean call).
     #[test]
     fn devptr_clean_agrees_with_the_findings() {
-        let r = HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2 };
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
         let regs =
             [None, Some(r), Some(HostReg { flags: PINNED, ..r }), Some(HostReg { flags: 0, api: HostRegApi::V1, ..r })];
         let mut clean = 0;
