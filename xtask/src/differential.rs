@@ -36,7 +36,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         }
     }
     let limits =
-        Limits { calls: calls as usize, shrink_runs: shrink as usize, shrink_seconds: 300, shrunk_per_door: 4 };
+        Limits { calls: calls as usize, shrink_runs: shrink as usize, shrink_seconds: 300, shrunk_per_door: 8 };
     let mut failures = Vec::new();
     for seed in first..first.saturating_add(seeds) {
         let r = check_seed(seed, limits);

@@ -125,6 +125,8 @@ int Probe(World &w, const Family &f, const Step &s) {
   }
   if (pid == 0) {
     alarm(10);
+    // A child inherits no memory lock (fork(2)): lock again what the parent locked itself.
+    (void)mlock(w.base[kLocked], kPoolPages * w.page);
     Result r;
     f.Run(w, s, r);
     _exit(0);

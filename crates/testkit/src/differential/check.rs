@@ -70,7 +70,9 @@ pub fn compare(script: &[Step], bare: &Run, run: &Run, door: Door) -> Vec<Violat
             }
             (_, Answer::Crash(_)) => {
                 v(i, "crashes under regcheck", Some(b), Some(o));
-                break;
+                if i + 1 == run.answers.len() && !run.finished {
+                    break; // not a probed step: the run ended there
+                }
             }
             (Answer::Crash(_), Answer::Code { rc: 0, .. }) => {
                 v(i, "crashes bare, succeeds under regcheck", Some(b), Some(o))

@@ -11,12 +11,14 @@ use super::gen::Step;
 use super::Env;
 use crate::{Link, Program};
 
-/// How the driver meets regcheck.
+/// How the driver meets regcheck. Through every door, a step that may crash is probed in a
+/// forked child first, so that a crash (bare, or regcheck letting one through) ends only that
+/// child and the runs stay comparable after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Door {
-    /// No regcheck; steps that may crash are probed in a forked child first.
+    /// No regcheck.
     Bare,
-    /// `LD_PRELOAD=libregcheck.so`; steps it cannot see that may crash are probed.
+    /// `LD_PRELOAD=libregcheck.so`.
     Preload,
     /// `regcheck run --audit`: LD_PRELOAD and the LD_AUDIT module.
     Audit,
@@ -114,12 +116,7 @@ pub fn run(door: Door, env: &Env, script: &[Step]) -> Run {
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let script_file = dir.join(format!("script-{tag}.txt"));
     let scratch = dir.join(format!("scratch-{tag}.bin"));
-    let probed = |s: &Step| match door {
-        Door::Bare => s.may_crash,
-        Door::Preload => s.may_crash && s.invisible,
-        Door::Audit => false,
-    };
-    let text: String = script.iter().map(|s| format!("{}{}\n", if probed(s) { "!" } else { "" }, s.line)).collect();
+    let text: String = script.iter().map(|s| format!("{}{}\n", if s.may_crash { "!" } else { "" }, s.line)).collect();
     std::fs::write(&script_file, text).unwrap_or_else(|e| panic!("{}: {e}", script_file.display()));
     let exe = driver();
     let mut cmd = match door {

@@ -116,10 +116,14 @@ impl Hixl {
     fn adjacent(&mut self, g: &mut Gen, out: &mut Vec<Step>) {
         let e = g.rng.below(2) as usize;
         let page = g.page;
-        if g.rng.chance(1, 2) {
+        if g.rng.chance(2, 3) {
+            // both engines afresh (Finalize drops their registrations), mostly hixl_cs
             let o = g.rng.pick(&[(3, 2u64), (1, 0), (1, 1)]);
-            self.init(out, 0, o);
-            self.init(out, 1, o);
+            for x in [0, 1] {
+                out.push(Step::new(format!("hf {x}"), format!("engine{x}.Finalize()")));
+                self.regs[x].clear();
+                self.init(out, x, o);
+            }
         }
         let n = if g.rng.chance(1, 2) { 60 + g.rng.below(11) } else { 2 + g.rng.below(6) };
         let k = g.rng.pick(&[(3, kind::MALLOC_HOST), (1, kind::MALLOC_HOST_DLSYM), (1, kind::HEAP)]);

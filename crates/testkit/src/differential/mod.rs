@@ -10,9 +10,9 @@
 //!   regcheck, which never crashes;
 //! * a call regcheck forwards answers as it does bare; no run hangs (each is bounded in time).
 //!
-//! A crash would end the bare run, so the bare run probes every step that may crash in a
-//! forked child first (the driver's `probe`): a step that crashes there is not made for real,
-//! as regcheck must not make it either, and the runs stay comparable after it.
+//! A crash would end a run, so every run probes each step that may crash in a forked child
+//! first: a step that crashes there is not made for real (as regcheck must not make it
+//! either), and the runs stay comparable after it.
 //!
 //! Each seed picks its environment ([`Env`]: the registration path, the kernel, whether
 //! aclrtMallocHost memory is mlocked) and its sequence; a failing sequence is shrunk (steps
