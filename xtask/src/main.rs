@@ -63,12 +63,13 @@ tasks:
                            the packing tools (scikit-build-core, wheel) are installed from PyPI
                            into <target>/wheel/tools when missing, saying so; --arch aarch64
                            packs the build of `cross aarch64` instead
-  differential [--seeds N] [--first S | --seed S] [--calls M] [--shrink K]
+  differential [--seeds N] [--first S | --seed S] [--calls M] [--shrink K] [--print]
                            the differential test (tests/differential.rs) longer: N seeds
                            (default 16) from S (default 0) of M random ACL/HIXL calls each
                            (default 3000), run bare on the simulator, under LD_PRELOAD and
                            under `regcheck run --audit`, each step's code compared; a failure
-                           is shrunk (at most K runs, default 200) and shown as a trace
+                           is shrunk (at most K runs, default 200) and shown as a trace;
+                           --print prints the sequences instead
   help                     print this text
 ";
 

@@ -125,7 +125,7 @@ impl Hixl {
                 self.init(out, x, o);
             }
         }
-        let n = if g.rng.chance(1, 2) { 60 + g.rng.below(11) } else { 2 + g.rng.below(6) };
+        let n = if g.rng.chance(2, 3) { 62 + g.rng.below(8) } else { 2 + g.rng.below(6) };
         let k = g.rng.pick(&[(3, kind::MALLOC_HOST), (1, kind::MALLOC_HOST_DLSYM), (1, kind::HEAP)]);
         let start = g.rng.below(super::gen::POOL_PAGES - n);
         for i in 0..n {

@@ -157,7 +157,11 @@ pub fn check_seed(seed: u64, limits: Limits) -> SeedReport {
         for (n, v) in classes.into_iter().enumerate() {
             let first = v.describe();
             if n >= limits.shrunk_per_door {
-                report.failures.push(format!("seed {seed:#x} ({env}), {} steps: {first} (not shrunk)", script.len()));
+                report.failures.push(format!(
+                    "seed {seed:#x} ({env}), {} steps: {first}: {} (not shrunk)",
+                    script.len(),
+                    script[v.step].text
+                ));
                 report.violations.push(v);
                 continue;
             }
