@@ -6,12 +6,14 @@
 //! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
 //! * `bench`: what regcheck adds to each call, measured through the C ABI (docs/performance.md);
 //! * `cross`: regcheck built for and tested on another architecture (docs/platforms.md);
-//! * `wheel`: the `regcheck` Python wheel (docs/python.md).
+//! * `wheel`: the `regcheck` Python wheel (docs/python.md);
+//! * `differential`: the differential test over more seeds and longer sequences (docs/testing.md).
 
 mod artifacts;
 mod bench;
 mod cross;
 mod demo;
+mod differential;
 mod install;
 mod mutants;
 mod templates;
@@ -62,6 +64,13 @@ tasks:
                            ninja) are installed from PyPI into <target>/wheel/tools when
                            missing, saying so (no cmake or make needed); --arch aarch64
                            packs the build of `cross aarch64` instead
+  differential [--seeds N] [--first S | --seed S] [--calls M] [--shrink K] [--print]
+                           the differential test (tests/differential.rs) longer: N seeds
+                           (default 16) from S (default 0) of M random ACL/HIXL calls each
+                           (default 3000), run bare on the simulator, under LD_PRELOAD and
+                           under `regcheck run --audit`, each step's code compared; a failure
+                           is shrunk (at most K runs, default 200) and shown as a trace;
+                           --print prints the sequences instead
   help                     print this text
 ";
 
@@ -100,6 +109,7 @@ fn run(args: &[String]) -> Result<i32> {
         "bench" => bench::run(rest),
         "cross" => cross::run(rest),
         "wheel" => wheel::run(rest),
+        "differential" => differential::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(0)

@@ -19,6 +19,7 @@
 //!
 //! Everything here is safe to call from many test threads and many test processes at once.
 
+pub mod differential;
 mod elf;
 mod emulator;
 mod make;
