@@ -19,11 +19,11 @@ pub fn catalogue_markdown() -> String {
     out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
     out.push_str("A rejection needs certainty. \"Rejects with\" says what regcheck must see of the process to\n");
     out.push_str("reject: `LD_PRELOAD` alone (or linking) for rules that judge the call and the platform, and\n");
-    out.push_str("the `hixl::Hixl` members' own records; `LD_AUDIT` too (`regcheck run --audit`) for rules that\n");
+    out.push_str("the `hixl::Hixl` and `adxl::AdxlEngine` members' own records; `LD_AUDIT` too (`regcheck run --audit`) for rules that\n");
     out.push_str("judge by records of C calls (ACL allocations and registrations, the HixlCS API), which a caller\n");
     out.push_str("can make through `ctypes` or `dlsym`, unseen. Without it such a finding is a warning that says\n");
     out.push_str("so, and the vendor answers the call.\n\n");
-    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
+    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL"), (Family::Adxl, "ADXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
             "| ID | # | default | code on rejection | rejects with | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|\n",
