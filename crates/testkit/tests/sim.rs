@@ -407,7 +407,12 @@ fn headers_compile_as_c99_and_cxx() {
     std::fs::create_dir_all(cxx_src.parent().unwrap()).unwrap();
     std::fs::write(
         &cxx_src,
-        "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\nint main() { return sizeof(hixl::Hixl) == 8 ? 0 : 1; }\n",
+        concat!(
+            "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\n",
+            "#include \"adxl/adxl_engine.h\"\n",
+            "static_assert(sizeof(hixl::Hixl) == 8 && sizeof(adxl::AdxlEngine) == 8, \"one pointer\");\n",
+            "int main() { return 0; }\n",
+        ),
     )
     .unwrap();
     let out = tool(
