@@ -478,7 +478,7 @@ fn reg_args_text(a: &RegArgs, tag: Option<&str>) -> String {
         t => format!("{t} (invalid)"),
     };
     match (a.api, tag) {
-        (RegApi::Hixl, _) => format!("mem={{addr=0x{:x}, len={}}}, type={ty}", a.addr, a.len),
+        (RegApi::Hixl | RegApi::Adxl, _) => format!("mem={{addr=0x{:x}, len={}}}, type={ty}", a.addr, a.len),
         (_, tag) => format!(
             "mem_tag={}, mem={{type={ty}, addr=0x{:x}, size={}}}",
             tag.map_or_else(|| "NULL".to_string(), |t| format!("{t:?}")),
