@@ -16,7 +16,8 @@ pub fn catalogue_markdown() -> String {
     out.push_str("the vendor accepts the call and it works, it warns and says why it matters. \"What the vendor\n");
     out.push_str("does\" gives the code that decides it (repository, path, function), or \"documentation only\"\n");
     out.push_str("where that code is closed. HIXL rules may differ by engine (`warn (fabric_mem: error)`): see\n");
-    out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
+    out.push_str("[hixl.md](hixl.md) for the engine an instance runs. `adxl::AdxlEngine` runs the same engines: its\n");
+    out.push_str("calls are judged by the HIXL rules, plus ADXL's own (`ADXL-*`; see [adxl.md](adxl.md)).\n\n");
     out.push_str("A rejection needs certainty. \"Rejects with\" says what regcheck must see of the process to\n");
     out.push_str("reject: `LD_PRELOAD` alone (or linking) for rules that judge the call and the platform, and\n");
     out.push_str("the `hixl::Hixl` and `adxl::AdxlEngine` members' own records; `LD_AUDIT` too (`regcheck run --audit`) for rules that\n");
