@@ -365,6 +365,7 @@ fn is_regcheck_frame(site: &Site) -> bool {
     name.starts_with("acl")
         || name.starts_with("HixlCS")
         || name.starts_with("hixl::Hixl::")
+        || name.starts_with("adxl::AdxlEngine::")
         || ["regcheck::", "core::", "std::", "alloc::", "backtrace::"].iter().any(|p| name.starts_with(p))
 }
 
@@ -467,6 +468,9 @@ mod tests {
         let named = |f: &str| Site { function: Some(f.into()), ..Site::default() };
         assert!(is_regcheck_frame(&named("aclrtHostRegisterV2")));
         assert!(is_regcheck_frame(&named("hixl::Hixl::RegisterMem(hixl::MemDesc const&, hixl::MemType, void*&)")));
+        assert!(is_regcheck_frame(&named(
+            "adxl::AdxlEngine::RegisterMem(adxl::MemDesc const&, adxl::MemType, void*&)"
+        )));
         assert!(is_regcheck_frame(&named("regcheck::frontend::run")));
         assert!(is_regcheck_frame(&named("<regcheck::x as core::ops::FnOnce>::call_once")));
         assert!(!is_regcheck_frame(&named("register_buffers")));

@@ -96,6 +96,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_HDK_VERSION", "use this driver (HDK) version instead of version.info"),
     ("REGCHECK_ACL_LIB", "path of the real ACL runtime library"),
     ("REGCHECK_HIXL_LIB", "path of the real libcann_hixl.so"),
+    ("REGCHECK_ADXL_LIB", "path of the real libllm_datadist.so (ADXL)"),
     ("REGCHECK_LARGE_BYTES", "size above which one host registration is reported (default 64G)"),
     ("REGCHECK_HIXL_MAX_REGS", "live registrations allowed per HIXL instance (default 4000)"),
     (
@@ -117,7 +118,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
 /// The only variables honoured in a secure-execution process (set-user-ID, set-group-ID, file
 /// capabilities): they choose how much is printed to the standard error the caller gave the
 /// process, and nothing else. Every other `REGCHECK_*` variable is ignored there: it names a
-/// library to load or a file to write (`REGCHECK_ACL_LIB`, `REGCHECK_HIXL_LIB`,
+/// library to load or a file to write (`REGCHECK_ACL_LIB`, `REGCHECK_HIXL_LIB`, `REGCHECK_ADXL_LIB`,
 /// `REGCHECK_LOG_FILE`), changes the process's exit status (`REGCHECK_ERROR_EXITCODE`), forces
 /// a panic (`REGCHECK_TEST_PANIC`), replaces a detected fact (kernel, SoC, driver version) or
 /// changes what is checked (`REGCHECK_MODE`, `REGCHECK_RULES`, thresholds): the caller of a
@@ -153,6 +154,7 @@ pub struct Config {
     pub hdk_version: Option<String>,
     pub acl_lib: Option<String>,
     pub hixl_lib: Option<String>,
+    pub adxl_lib: Option<String>,
     pub large_bytes: u64,
     pub hixl_max_regs: u64,
     pub summary: bool,
@@ -183,6 +185,7 @@ impl Default for Config {
             hdk_version: None,
             acl_lib: None,
             hixl_lib: None,
+            adxl_lib: None,
             large_bytes: 64 << 30,
             hixl_max_regs: 4000,
             summary: false,
@@ -322,6 +325,7 @@ impl Config {
                 },
                 "REGCHECK_ACL_LIB" => c.acl_lib = nonempty(v),
                 "REGCHECK_HIXL_LIB" => c.hixl_lib = nonempty(v),
+                "REGCHECK_ADXL_LIB" => c.adxl_lib = nonempty(v),
                 "REGCHECK_LARGE_BYTES" => match parse_bytes(v) {
                     Some(b) if b > 0 => c.large_bytes = b,
                     _ => warnings.push(format!("REGCHECK_LARGE_BYTES={v:?} is not a size like 64G; using 64G")),
@@ -486,6 +490,7 @@ mod tests {
         let hostile = [
             ("REGCHECK_ACL_LIB", "/tmp/evil.so"),
             ("REGCHECK_HIXL_LIB", "/tmp/evil.so"),
+            ("REGCHECK_ADXL_LIB", "/tmp/evil.so"),
             ("REGCHECK_LOG_FILE", "/etc/passwd"),
             ("REGCHECK_MODE", "off"),
             ("REGCHECK_RULES", "*=off"),
@@ -509,7 +514,7 @@ mod tests {
         let d = Config::default();
         assert_eq!(c.mode, Mode::Enforce);
         assert!(c.rule_overrides.is_empty());
-        assert_eq!((c.acl_lib, c.hixl_lib, c.log_file), (None, None, None));
+        assert_eq!((c.acl_lib, c.hixl_lib, c.adxl_lib, c.log_file), (None, None, None, None));
         assert_eq!(c.error_exitcode, None);
         assert_eq!((c.kernel_release, c.soc_name, c.hdk_version), (None, None, None));
         assert_eq!((c.large_bytes, c.hixl_max_regs), (d.large_bytes, d.hixl_max_regs));

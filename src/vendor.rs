@@ -4,7 +4,7 @@
 //! 1. `dlsym(RTLD_NEXT, name)`: the next definition after regcheck in the global scope;
 //! 2. an already loaded vendor library, opened with `RTLD_NOLOAD` (this also covers a vendor
 //!    loaded `RTLD_LOCAL` by `dlopen` or Python's ctypes, which `RTLD_NEXT` cannot see);
-//! 3. the path in `REGCHECK_ACL_LIB` / `REGCHECK_HIXL_LIB`;
+//! 3. the path in `REGCHECK_ACL_LIB` / `REGCHECK_HIXL_LIB` / `REGCHECK_ADXL_LIB`;
 //! 4. the vendor's install roots (the vendor's documented interface).
 //!
 //! In a secure-execution process (set-user-ID, set-group-ID) steps 3 and 4 use no variable of
@@ -44,6 +44,8 @@ pub enum Library {
     Acl,
     /// HIXL: `libcann_hixl.so`.
     Hixl,
+    /// ADXL (`adxl::AdxlEngine`): `libllm_datadist.so`.
+    Adxl,
 }
 
 impl Library {
@@ -52,6 +54,7 @@ impl Library {
         match self {
             Library::Acl => &["libacl_rt.so", "libascendcl.so"],
             Library::Hixl => &["libcann_hixl.so"],
+            Library::Adxl => &["libllm_datadist.so"],
         }
     }
 
@@ -59,6 +62,7 @@ impl Library {
         match self {
             Library::Acl => "REGCHECK_ACL_LIB",
             Library::Hixl => "REGCHECK_HIXL_LIB",
+            Library::Adxl => "REGCHECK_ADXL_LIB",
         }
     }
 }

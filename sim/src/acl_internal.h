@@ -201,6 +201,11 @@ size_t round_up(size_t v, size_t a);
 aclError malloc_host(const char *api, void **hostPtr, size_t size);  // aclrtMallocHost
 aclError free_host(const char *api, void *hostPtr);                  // aclrtFreeHost without the NULL check
 aclError reset_device(const char *api, int32_t deviceId, bool force);  // aclrtResetDevice[Force]
+// aclrtMemcpy's checks and copy (also aclrtMemcpyAsync's and aclrtMemcpyBatch's: the simulated
+// streams run a copy when it is issued)
+aclError memcpy_body(const char *api, void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+// aclrtReserveMemAddress's checks and reservation (also aclrtReserveMemAddressNoUCMemory's)
+aclError reserve_body(const char *api, void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
 
 constexpr size_t kHugePage = size_t{2} << 20;
 

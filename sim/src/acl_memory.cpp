@@ -92,6 +92,36 @@ aclError aclsim::free_host(const char *api, void *hostPtr) {
     return free_allocation(api, "hostPtr", hostPtr, st().host_allocs, "aclrtMallocHost");
 }
 
+aclError aclsim::memcpy_body(const char *api, void *dst, size_t destMax, const void *src, size_t count,
+                             aclrtMemcpyKind kind) {
+    aclError rc = ACL_SUCCESS;
+    if (count == 0) {
+        // nothing to copy: success before any other check
+    } else if (dst == nullptr || src == nullptr) {
+        rc = fail(ACL_ERROR_INVALID_PARAM, api, dst ? "src is NULL" : "dst is NULL");
+    } else if (!kind_known(static_cast<int>(kind))) {
+        rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("invalid kind %d", static_cast<int>(kind)));
+    } else if (destMax == 0) {
+        rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, "destMax is 0");
+    } else if (count > destMax) {
+        rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("count %zu is larger than destMax %zu", count, destMax));
+    } else if (dst == src) {
+        // the runtime returns before looking for a context
+    } else if (current_device() < 0) {
+        rc = fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
+    } else {
+        void *d = backing(dst, count);
+        const void *s = backing(const_cast<void *>(src), count);
+        if (d == nullptr || s == nullptr)
+            rc = fail(ACL_ERROR_RT_PARAM_INVALID, api,
+                      fmt("driver error: %p is not device memory for %zu bytes", d ? src : static_cast<const void *>(dst),
+                          count));
+        else
+            memmove(d, s, count);
+    }
+    return rc;
+}
+
 extern "C" {
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
@@ -151,31 +181,7 @@ aclError aclrtFree(void *devPtr) {
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     static const char api[] = "aclrtMemcpy";
     ACLSIM_COUNT(api);
-    aclError rc = ACL_SUCCESS;
-    if (count == 0) {
-        // nothing to copy: success before any other check
-    } else if (dst == nullptr || src == nullptr) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, dst ? "src is NULL" : "dst is NULL");
-    } else if (!kind_known(static_cast<int>(kind))) {
-        rc = fail(ACL_ERROR_INVALID_PARAM, api, fmt("invalid kind %d", static_cast<int>(kind)));
-    } else if (destMax == 0) {
-        rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, "destMax is 0");
-    } else if (count > destMax) {
-        rc = fail(ACL_ERROR_RT_PARAM_INVALID, api, fmt("count %zu is larger than destMax %zu", count, destMax));
-    } else if (dst == src) {
-        // the runtime returns before looking for a context
-    } else if (current_device() < 0) {
-        rc = fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
-    } else {
-        void *d = backing(dst, count);
-        const void *s = backing(const_cast<void *>(src), count);
-        if (d == nullptr || s == nullptr)
-            rc = fail(ACL_ERROR_RT_PARAM_INVALID, api,
-                      fmt("driver error: %p is not device memory for %zu bytes", d ? src : static_cast<const void *>(dst),
-                          count));
-        else
-            memmove(d, s, count);
-    }
+    aclError rc = memcpy_body(api, dst, destMax, src, count, kind);
     ACLSIM_TRACE(api, fmt("%p, %zu, %p, %zu, %d", dst, destMax, src, count, static_cast<int>(kind)), rc);
     return rc;
 }

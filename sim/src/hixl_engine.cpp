@@ -25,6 +25,7 @@ constexpr int kDisconnectPending = 5;
 constexpr int kDisconnecting = 6;
 
 constexpr int kAsyncTransferTimeoutMs = 3000;  // what the engines use for TransferAsync
+constexpr int kAutoConnectTimeoutMs = 3000;    // auto-connect of TransferAsync, and of fabric memory
 constexpr size_t kConnectQueueCapacity = 128;
 constexpr int kConnectWorkers = 2;
 
@@ -42,6 +43,7 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
   uint32_t rc = ParseEngineOptions(options, o);
   if (rc != hixl::SUCCESS) return rc;
   kind_ = SelectEngine(o);
+  auto_connect_ = o.auto_connect;
   rc = CheckEngineOptions(kind_, o, pool_bytes_);
   if (rc != hixl::SUCCESS) return rc;
   std::string ip;
@@ -410,18 +412,43 @@ uint32_t Engine::Move(Peer &peer, int op, const std::vector<XferOp> &ops, bool s
 
 uint32_t Engine::Transfer(const std::string &remote, int op, const std::vector<XferOp> &ops, bool async,
                           int timeout_ms, uint32_t &moved) {
+  bool auto_connect;
   {
     std::lock_guard<std::mutex> g(mu_);
     if (!initialized_) return hixl::FAILED;
+    auto_connect = auto_connect_;
   }
   if (kind_ != EngineKind::kHixlCs && ops.empty()) return hixl::PARAM_INVALID;  // comm, fabric: first
   std::shared_ptr<Peer> peer = FindPeer(remote);
+  if (peer == nullptr && auto_connect) {
+    // AutoConnect: the first transfer to a peer links it. hixl_cs refuses itself and passes the
+    // connection's failure on (HixlEngine::AutoConnect); fabric memory links with 3 s
+    // (FabricMemEngine::EnsureAutoConnected); the comm engine ignores the connection's answer and
+    // looks the channel up (AdxlInnerEngine::ConnectWhenTransfer: NOT_CONNECTED without one).
+    if (kind_ == EngineKind::kHixlCs && remote == name_) {
+      Log("Do not support connection with self, please check remote engine. local_engine:%s, remote_engine:%s",
+          name_.c_str(), remote.c_str());
+      return hixl::PARAM_INVALID;
+    }
+    const int connect_ms = async || kind_ == EngineKind::kFabric ? kAutoConnectTimeoutMs : timeout_ms;
+    uint32_t rc = Connect(remote, connect_ms);
+    if (kind_ != EngineKind::kComm && rc != hixl::SUCCESS && rc != hixl::ALREADY_CONNECTED) return rc;
+    peer = FindPeer(remote);
+  }
   if (peer == nullptr) return hixl::NOT_CONNECTED;
-  if (ops.empty()) return hixl::PARAM_INVALID;
+  // AutoConnect: a failed transfer disconnects (HixlEngine::AutoDisconnect, FabricMemEngine::
+  // DisconnectOnTransferError, AdxlInnerEngine::DisconnectOnError after the channel's transfer:
+  // not on the comm engine's own buffer-mode checks)
+  auto disconnect_on = [&](uint32_t rc) {
+    if (auto_connect && rc != hixl::SUCCESS && (kind_ != EngineKind::kComm || rc != hixl::PARAM_INVALID))
+      (void)Disconnect(remote);
+    return rc;
+  };
+  if (ops.empty()) return disconnect_on(hixl::PARAM_INVALID);
   bool staged = false;
   uint32_t rc = Plan(*peer, op, ops, async, staged);
-  if (rc != hixl::SUCCESS) return rc;
-  moved = Move(*peer, op, ops, staged, timeout_ms);
+  if (rc != hixl::SUCCESS) return disconnect_on(rc);
+  moved = disconnect_on(Move(*peer, op, ops, staged, timeout_ms));
   return hixl::SUCCESS;
 }
 

@@ -128,6 +128,7 @@ class Engine {
   std::mutex mu_;
   bool initialized_ = false;
   bool listening_ = false;
+  bool auto_connect_ = false;  // AutoConnect=1: transfers link (and unlink on failure) by themselves
   RegTable regs_;
   std::map<std::string, std::shared_ptr<Peer>> links_;  // outgoing, by remote name
   std::vector<std::pair<std::string, std::string>> inbox_;

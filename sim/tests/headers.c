@@ -9,6 +9,10 @@
 
 /* the vendor's EndpointDesc layout (src/hixl/proxy/hcomm/hcomm_res_defs.h): 160 bytes */
 typedef char endpoint_desc_is_160_bytes[sizeof(EndpointDesc) == 160 ? 1 : -1];
+/* the runtime's layouts (include/external/acl/acl_rt.h) */
+typedef char fabric_handle_is_128_bytes[sizeof(aclrtMemFabricHandle) == 128 ? 1 : -1];
+typedef char memcpy_batch_attr_is_32_bytes[sizeof(aclrtMemcpyBatchAttr) == 32 ? 1 : -1];
+typedef char mem_access_desc_is_24_bytes[sizeof(aclrtMemAccessDesc) == 24 ? 1 : -1];
 
 int headers_compile(void);
 int headers_compile(void) {

@@ -20,114 +20,32 @@
 use std::ffi::{c_char, c_void};
 
 use crate::frontend;
-use crate::frontend::hixl::{CommMem, CsConfig, CsSide, LinkCall, MemDesc, Structor};
+use crate::frontend::hixl::{CommMem, CsConfig, CsSide, LinkCall, MemDesc, Structor, HIXL};
 
-/// `hixl::Hixl::Hixl()` (complete object).
-#[export_name = "_ZN4hixl4HixlC1Ev"]
-pub unsafe extern "C-unwind" fn hixl_ctor_c1(this: *mut c_void) {
-    frontend::hixl::construct(this, Structor::Complete)
-}
+engine_members!(HIXL, "_ZN4hixl4Hixl");
 
 /// `hixl::Hixl::Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlC2Ev"]
 pub unsafe extern "C-unwind" fn hixl_ctor_c2(this: *mut c_void) {
-    frontend::hixl::construct(this, Structor::Base)
-}
-
-/// `hixl::Hixl::~Hixl()` (complete object).
-#[export_name = "_ZN4hixl4HixlD1Ev"]
-pub unsafe extern "C-unwind" fn hixl_dtor_d1(this: *mut c_void) {
-    frontend::hixl::destruct(this, Structor::Complete)
+    frontend::hixl::construct(&HIXL, this, Structor::Base)
 }
 
 /// `hixl::Hixl::~Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlD2Ev"]
 pub unsafe extern "C-unwind" fn hixl_dtor_d2(this: *mut c_void) {
-    frontend::hixl::destruct(this, Structor::Base)
-}
-
-/// `Status Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options)`.
-#[export_name = "_ZN4hixl4Hixl10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE"]
-pub unsafe extern "C-unwind" fn hixl_initialize(
-    this: *mut c_void,
-    local_engine: *const c_void,
-    options: *const c_void,
-) -> u32 {
-    frontend::hixl::initialize(this, local_engine, options)
-}
-
-/// `void Finalize()`.
-#[export_name = "_ZN4hixl4Hixl8FinalizeEv"]
-pub unsafe extern "C-unwind" fn hixl_finalize(this: *mut c_void) {
-    frontend::hixl::finalize(this)
-}
-
-/// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
-#[export_name = "_ZN4hixl4Hixl11RegisterMemERKNS_7MemDescENS_7MemTypeERPv"]
-pub unsafe extern "C-unwind" fn hixl_register_mem(
-    this: *mut c_void,
-    mem: *const MemDesc,
-    ty: u32,
-    mem_handle: *mut *mut c_void,
-) -> u32 {
-    frontend::hixl::register_mem(this, mem, ty, mem_handle)
-}
-
-/// `Status DeregisterMem(MemHandle mem_handle)`.
-#[export_name = "_ZN4hixl4Hixl13DeregisterMemEPv"]
-pub unsafe extern "C-unwind" fn hixl_deregister_mem(this: *mut c_void, mem_handle: *mut c_void) -> u32 {
-    frontend::hixl::deregister_mem(this, mem_handle)
-}
-
-/// `Status Connect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
-#[export_name = "_ZN4hixl4Hixl7ConnectERKN2ge12AscendStringEi"]
-pub unsafe extern "C-unwind" fn hixl_connect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(this, LinkCall::Connect, remote, timeout)
+    frontend::hixl::destruct(&HIXL, this, Structor::Base)
 }
 
 /// `Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
 #[export_name = "_ZN4hixl4Hixl12ConnectAsyncERKN2ge12AscendStringEi"]
 pub unsafe extern "C-unwind" fn hixl_connect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(this, LinkCall::ConnectAsync, remote, timeout)
-}
-
-/// `Status Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
-#[export_name = "_ZN4hixl4Hixl10DisconnectERKN2ge12AscendStringEi"]
-pub unsafe extern "C-unwind" fn hixl_disconnect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(this, LinkCall::Disconnect, remote, timeout)
+    frontend::hixl::link(&HIXL, this, LinkCall::ConnectAsync, remote, timeout)
 }
 
 /// `Status DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
 #[export_name = "_ZN4hixl4Hixl15DisconnectAsyncERKN2ge12AscendStringEi"]
 pub unsafe extern "C-unwind" fn hixl_disconnect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(this, LinkCall::DisconnectAsync, remote, timeout)
-}
-
-/// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
-/// const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis)`.
-#[export_name = "_ZN4hixl4Hixl12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi"]
-pub unsafe extern "C-unwind" fn hixl_transfer_sync(
-    this: *mut c_void,
-    remote: *const c_void,
-    operation: u32,
-    op_descs: *const c_void,
-    timeout: i32,
-) -> u32 {
-    frontend::hixl::transfer_sync(this, remote, operation, op_descs, timeout)
-}
-
-/// `Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
-/// const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args, TransferReq &req)`.
-#[export_name = "_ZN4hixl4Hixl13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv"]
-pub unsafe extern "C-unwind" fn hixl_transfer_async(
-    this: *mut c_void,
-    remote: *const c_void,
-    operation: u32,
-    op_descs: *const c_void,
-    optional_args: *const c_void,
-    req: *mut *mut c_void,
-) -> u32 {
-    frontend::hixl::transfer_async(this, remote, operation, op_descs, optional_args, req)
+    frontend::hixl::link(&HIXL, this, LinkCall::DisconnectAsync, remote, timeout)
 }
 
 /// `HixlStatus HixlCSServerCreate(const HixlServerDesc *, const HixlServerConfig *, HixlServerHandle *)`.

@@ -2,6 +2,7 @@
 //!
 //! - [`acl`]: the ACL runtime's own function names (interposers; not in our header).
 //! - [`hixl`]: the mangled `hixl::Hixl` members and `HixlCS*` functions (not in our header).
+//! - [`adxl`]: the mangled `adxl::AdxlEngine` members (not in our header).
 //! - [`api`]: regcheck's own `regcheck_*` API, declared in `include/regcheck.h`.
 //! - [`api_findings`]: its findings log (`regcheck_finding_*`), in the same header.
 //!
@@ -9,7 +10,12 @@
 //! catches panics and forwards; `regcheck_*` ones wrap their body in [`boundary`].
 
 /// cbindgen:ignore
+#[macro_use]
+mod members;
+/// cbindgen:ignore
 pub mod acl;
+/// cbindgen:ignore
+pub mod adxl;
 pub mod api;
 pub mod api_findings;
 /// cbindgen:ignore

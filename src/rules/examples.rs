@@ -1,6 +1,7 @@
 //! A minimal wrong and right call for every rule (`regcheck explain`, the C API), as data.
 //! C for the ACL rules, C++ for `hixl::Hixl` (`h` is an initialised instance, `d` a
-//! `MemDesc`), C for `HixlCS*`. Kept to a line or two each.
+//! `MemDesc`), C for `HixlCS*`, C++ for `adxl::AdxlEngine` (`e` an initialised engine). Kept
+//! to a line or two each.
 
 use super::RuleId;
 
@@ -257,6 +258,17 @@ pub static EXAMPLES: &[Example] = &[
         HixlRegNotUserSpace,
         "d.addr = dev_addr_from_peer; /* not this process's */ h.RegisterMem(d, hixl::MEM_HOST, handle);",
         "d.addr = reinterpret_cast<uintptr_t>(buf); /* allocated here */ h.RegisterMem(d, hixl::MEM_HOST, handle);",
+    ),
+    ex(AdxlTimeout, "e.TransferSync(peer, adxl::WRITE, ops, 0);", "e.TransferSync(peer, adxl::WRITE, ops, 10000);"),
+    ex(
+        AdxlStatusNullReq,
+        "adxl::TransferReq req = nullptr; e.GetTransferStatus(req, status);",
+        "adxl::TransferReq req; e.TransferAsync(peer, adxl::WRITE, ops, {}, req); e.GetTransferStatus(req, status);",
+    ),
+    ex(
+        AdxlXferContext,
+        "std::thread([&] { e.TransferSync(peer, adxl::WRITE, ops, 10000); }); /* no context set */",
+        "std::thread([&] { aclrtSetCurrentContext(engine_ctx); e.TransferSync(peer, adxl::WRITE, ops, 10000); });",
     ),
 ];
 

@@ -80,6 +80,19 @@ impl fmt::Display for Action {
 pub enum Family {
     Acl,
     Hixl,
+    /// `adxl::AdxlEngine`'s own rules (the HIXL engines' code space).
+    Adxl,
+}
+
+impl Family {
+    /// The prefix of its rules' IDs.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Family::Acl => "ACL-",
+            Family::Hixl => "HIXL-",
+            Family::Adxl => "ADXL-",
+        }
+    }
 }
 
 /// One catalogue entry.
@@ -134,7 +147,7 @@ impl RuleInfo {
         match (self.code, self.family) {
             (Some(c), _) => c,
             (None, Family::Acl) => crate::codes::acl::INVALID_PARAM as i64,
-            (None, Family::Hixl) => crate::codes::hixl::PARAM_INVALID as i64,
+            (None, Family::Hixl | Family::Adxl) => crate::codes::hixl::PARAM_INVALID as i64,
         }
     }
 }
@@ -212,6 +225,9 @@ rule_ids! {
     HixlXferRemoteUnregistered = 129,
     HixlRegNotUserSpace = 130,
     HixlConnectSelf = 131,
+    AdxlTimeout = 201,
+    AdxlStatusNullReq = 202,
+    AdxlXferContext = 203,
 }
 
 impl RuleId {
@@ -338,10 +354,10 @@ mod tests {
                 let code = r.code.unwrap_or_else(|| panic!("{} rejects without a code", r.name));
                 match r.family {
                     Family::Acl => assert!((100000..600000).contains(&code), "{}", r.name),
-                    Family::Hixl => assert!(code % 100 == 0 || code == 103902, "{}", r.name),
+                    Family::Hixl | Family::Adxl => assert!(code % 100 == 0 || code == 103902, "{}", r.name),
                 }
             }
-            assert!(r.name.starts_with(if r.family == Family::Acl { "ACL-" } else { "HIXL-" }));
+            assert!(r.name.starts_with(r.family.prefix()), "{}", r.name);
             assert!(!r.fix.is_empty() && !r.summary.is_empty() && !r.source.is_empty());
         }
     }

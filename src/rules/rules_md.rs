@@ -16,10 +16,11 @@ pub fn catalogue_markdown() -> String {
     out.push_str("the vendor accepts the call and it works, it warns and says why it matters. \"What the vendor\n");
     out.push_str("does\" gives the code that decides it (repository, path, function), or \"documentation only\"\n");
     out.push_str("where that code is closed. HIXL rules may differ by engine (`warn (fabric_mem: error)`): see\n");
-    out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
+    out.push_str("[hixl.md](hixl.md) for the engine an instance runs. `adxl::AdxlEngine` runs the same engines: its\n");
+    out.push_str("calls are judged by the HIXL rules, plus ADXL's own (`ADXL-*`; see [adxl.md](adxl.md)).\n\n");
     out.push_str("A rejection needs certainty. \"Evidence\" says how sure regcheck is of a rule's findings\n");
     out.push_str("under `LD_PRELOAD` alone (or linking): **certain** for rules that judge the call's arguments and\n");
-    out.push_str("the platform, and the `hixl::Hixl` members' own records (C++ members are bound by the dynamic\n");
+    out.push_str("the platform, and the `hixl::Hixl` and `adxl::AdxlEngine` members' own records (C++ members are bound by the dynamic\n");
     out.push_str("linker, never looked up by name); for rules that judge by records of C calls (ACL allocations and\n");
     out.push_str("registrations, the HixlCS API), which a caller can make through `ctypes` or `dlsym` unseen,\n");
     out.push_str("**seen** (regcheck saw the registration, or the unregistration, itself, but an unseen call may\n");
@@ -35,7 +36,7 @@ pub fn catalogue_markdown() -> String {
     out.push_str("a later call) or `accepted`. A finding judged by records on a call the vendor's own library makes\n");
     out.push_str("(HIXL registering host memory with ACL) is the vendor's business unless it would crash: a\n");
     out.push_str("debug line, forwarded.\n\n");
-    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
+    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL"), (Family::Adxl, "ADXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
             "| ID | # | default | code on rejection | evidence | if forwarded | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|---|\n",
@@ -78,10 +79,10 @@ pub fn catalogue_markdown() -> String {
 pub fn evidence_text(r: &RuleInfo) -> String {
     match r.basis {
         Basis::Facts => "certain".to_string(),
-        Basis::Records { of: Records::Own, .. } if r.family == Family::Hixl && !r.calls.contains("HixlCS") => {
+        Basis::Records { of: Records::Own, .. } if r.family != Family::Acl && !r.calls.contains("HixlCS") => {
             "certain".to_string()
         }
-        Basis::Records { of: Records::Own, otherwise } if r.family == Family::Hixl => {
+        Basis::Records { of: Records::Own, otherwise } if r.family != Family::Acl => {
             format!("certain (HixlCS calls: {}; certain with `LD_AUDIT`)", otherwise.as_str())
         }
         Basis::Records { otherwise, .. } => format!("{} (certain with `LD_AUDIT`)", otherwise.as_str()),

@@ -137,6 +137,7 @@ fn effective(c: &Config, name: &str) -> String {
         "REGCHECK_HDK_VERSION" => opt(&c.hdk_version, "(version.info)"),
         "REGCHECK_ACL_LIB" => opt(&c.acl_lib, "(search)"),
         "REGCHECK_HIXL_LIB" => opt(&c.hixl_lib, "(search)"),
+        "REGCHECK_ADXL_LIB" => opt(&c.adxl_lib, "(search)"),
         "REGCHECK_LARGE_BYTES" => c.large_bytes.to_string(),
         "REGCHECK_HIXL_MAX_REGS" => c.hixl_max_regs.to_string(),
         "REGCHECK_MAX_REPEATS" => c.max_repeats.to_string(),
@@ -191,6 +192,7 @@ fn find_vendor(c: &Config, load: bool, problems: &mut Vec<Problem>, notes: &mut 
     for (lib, key, var, symbol, setting) in [
         (Library::Acl, "acl", "REGCHECK_ACL_LIB", c"aclrtGetSocName", &c.acl_lib),
         (Library::Hixl, "hixl", "REGCHECK_HIXL_LIB", c"HixlCSServerCreate", &c.hixl_lib),
+        (Library::Adxl, "adxl", "REGCHECK_ADXL_LIB", c"_ZN4adxl10AdxlEngineC1Ev", &c.adxl_lib),
     ] {
         let before = libs.len();
         for file in lib.file_names() {
@@ -243,6 +245,9 @@ fn find_vendor(c: &Config, load: bool, problems: &mut Vec<Problem>, notes: &mut 
                 }),
                 Library::Hixl => notes.push(format!(
                     "no {names} found (only HIXL applications need it; set {var} if yours is elsewhere)"
+                )),
+                Library::Adxl => notes.push(format!(
+                    "no {names} found (only ADXL applications, such as Mooncake's Ascend transport, need it; set {var} if yours is elsewhere)"
                 )),
             }
         }

@@ -81,6 +81,7 @@ fn family_name(f: Family) -> &'static str {
     match f {
         Family::Acl => "acl",
         Family::Hixl => "hixl",
+        Family::Adxl => "adxl",
     }
 }
 
@@ -193,6 +194,7 @@ pub fn explain(a: ExplainArgs) -> ExitCode {
     let family = match r.family {
         Family::Acl => "ACL runtime",
         Family::Hixl => "HIXL",
+        Family::Adxl => "ADXL",
     };
     println!("{} (#{}, {family})", r.name, r.id as u32);
     println!();

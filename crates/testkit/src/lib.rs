@@ -52,4 +52,6 @@ pub mod libs {
     pub const ACL_RT: &str = "acl_rt";
     /// HIXL library: `-lcann_hixl` (C++; also holds `ge::AscendString` in the simulator).
     pub const CANN_HIXL: &str = "cann_hixl";
+    /// ADXL library: `-lllm_datadist` (C++; `adxl::AdxlEngine`, over `libcann_hixl.so`).
+    pub const LLM_DATADIST: &str = "llm_datadist";
 }

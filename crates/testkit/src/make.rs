@@ -111,6 +111,8 @@ const SIM_LIBS: &[SimLib] = &[
             "acl_host_reg.cpp",
             "acl_vmm.cpp",
             "acl_extra.cpp",
+            "acl_stream.cpp",
+            "acl_share.cpp",
             "acl_impl_aliases.cpp",
         ],
         // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable
@@ -136,6 +138,13 @@ const SIM_LIBS: &[SimLib] = &[
             "standins/fabric_mem_service.cpp",
         ],
         link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
+    },
+    // ADXL: adxl::AdxlEngine, a front end over libcann_hixl.so's engines (as the vendor's links
+    // cann_hixl)
+    SimLib {
+        file: "libllm_datadist.so",
+        sources: &["adxl.cpp"],
+        link: &["-lcann_hixl", "-lascendcl", "-Wl,-rpath,$ORIGIN"],
     },
     // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
     // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes

@@ -407,7 +407,12 @@ fn headers_compile_as_c99_and_cxx() {
     std::fs::create_dir_all(cxx_src.parent().unwrap()).unwrap();
     std::fs::write(
         &cxx_src,
-        "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\nint main() { return sizeof(hixl::Hixl) == 8 ? 0 : 1; }\n",
+        concat!(
+            "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\n",
+            "#include \"adxl/adxl_engine.h\"\n",
+            "static_assert(sizeof(hixl::Hixl) == 8 && sizeof(adxl::AdxlEngine) == 8, \"one pointer\");\n",
+            "int main() { return 0; }\n",
+        ),
     )
     .unwrap();
     let out = tool(
@@ -466,6 +471,22 @@ const ACL_NAMES: &[&str] = &[
     "aclrtUnmapMem",
     "aclrtMemRetainAllocationHandle",
     "aclrtMemGetAllocationGranularity",
+    // what Mooncake's Ascend transport and store import (docs/third-party.md)
+    "aclrtCreateStreamWithConfig",
+    "aclrtDestroyStream",
+    "aclrtMemcpyAsync",
+    "aclrtMemcpyBatch",
+    "aclrtSynchronizeStreamWithTimeout",
+    "aclrtStreamAbort",
+    "aclrtGetPhyDevIdByLogicDevId",
+    "aclrtGetLogicDevIdByUserDevId",
+    "aclrtMemSetAccess",
+    "aclrtMemImportFromShareableHandleV2",
+    "aclrtMemExportToShareableHandleV2",
+    "aclrtReserveMemAddressNoUCMemory",
+    "aclrtIpcMemGetExportKey",
+    "aclrtIpcMemImportByKey",
+    "aclrtIpcMemClose",
     "aclsimGetCallCount",
     "aclsimResetCallCounts",
     "aclsimQueryMemory",
@@ -535,6 +556,29 @@ fn libraries_export_the_vendor_symbols() {
     }
     // the simulator's internals stay hidden
     assert!(!hixl.contains("RegTable"), "internal symbols exported");
+    // adxl::AdxlEngine, under the names Mooncake's ascend_transport.so and libtransfer_engine.so
+    // import (hicann/hixl include/adxl/adxl_engine.h)
+    let adxl = dynamic_symbols("libllm_datadist.so");
+    for sym in [
+        "_ZN4adxl10AdxlEngineC1Ev",
+        "_ZN4adxl10AdxlEngineD1Ev",
+        "_ZN4adxl10AdxlEngine10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE",
+        "_ZN4adxl10AdxlEngine8FinalizeEv",
+        "_ZN4adxl10AdxlEngine11RegisterMemERKNS_7MemDescENS_7MemTypeERPv",
+        "_ZN4adxl10AdxlEngine13DeregisterMemEPv",
+        "_ZN4adxl10AdxlEngine7ConnectERKN2ge12AscendStringEi",
+        "_ZN4adxl10AdxlEngine10DisconnectERKN2ge12AscendStringEi",
+        "_ZN4adxl10AdxlEngine12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi",
+        "_ZN4adxl10AdxlEngine13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv",
+        "_ZN4adxl10AdxlEngine17GetTransferStatusERKPvRNS_14TransferStatusE",
+        "_ZN4adxl10AdxlEngine13GetCapabilityENS_11FeatureTypeERi",
+        "_ZN4adxl10AdxlEngine9MallocMemENS_7MemTypeEmPPv",
+        "_ZN4adxl10AdxlEngine7FreeMemEPv",
+        "_ZN4adxl10AdxlEngine23ExportToShareableHandleEPvR20aclrtMemFabricHandle",
+    ] {
+        assert!(exports(&adxl, sym), "libllm_datadist.so lacks {sym}");
+    }
+    assert!(!adxl.contains("AdxlEngineImpl"), "internal symbols exported");
 }
 
 #[test]
@@ -544,6 +588,7 @@ fn libraries_have_the_vendor_sonames_and_runpath() {
         ("libascend_hal.so", None),
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
+        ("libllm_datadist.so", Some("libcann_hixl.so")),
     ] {
         let out = tool(Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)));
         let text = String::from_utf8_lossy(&out.stdout);

@@ -115,6 +115,37 @@ typedef enum aclrtMemGranularityOptions {
 
 typedef void *aclrtDrvMemHandle;
 
+/* ---- sharing physical memory between processes (aclrtMemExportToShareableHandleV2 & co) ---- */
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2
+} aclrtMemSharedHandleType;
+
+/* The opaque 128-byte fabric handle (the name matters: C++ callers mangle it into their symbols). */
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+/* ---- access of a mapped virtual range (aclrtMemSetAccess) ---- */
+typedef enum {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3
+} aclrtMemAccessFlags;
+
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+/* ---- aclrtMemcpyBatch attributes ---- */
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
 /* ---- aclrtMallocHostWithCfg configuration ---- */
 typedef enum {
     ACL_RT_MEM_ATTR_RSV = 0,
@@ -179,6 +210,15 @@ const char *aclGetRecentErrMsg(void);
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
 aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
 
+aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+
+/* ---- streams ---- */
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+aclError aclrtDestroyStream(aclrtStream stream);
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+aclError aclrtStreamAbort(aclrtStream stream);
+
 /* ---- memory ---- */
 aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
@@ -190,9 +230,24 @@ aclError aclrtFree(void *devPtr);
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream);
+aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                          aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex);
+
+/* ---- sharing memory between processes ---- */
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                           aclrtMemSharedHandleType shareType, void *shareableHandle);
+aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                             uint64_t flags, aclrtDrvMemHandle *handle);
 
 /* ---- virtual memory management ---- */
 aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                          uint64_t flags);
 aclError aclrtReleaseMemAddress(void *virPtr);
 aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
                              uint64_t flags);
@@ -202,6 +257,7 @@ aclError aclrtUnmapMem(void *virPtr);
 aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
 aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
                                           size_t *granularity);
+aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
 
 /* ---- host memory registration ---- */
 aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);

@@ -1,6 +1,6 @@
 // fabric_mem/fabric_mem_transfer_service.h - stand-in of the part of HIXL's fabric-memory
 // service that programs use directly (the vendor's benchmarks allocate their buffers with it):
-// the static MallocMem and FreeMem of hixl::FabricMemTransferService, implemented by the
+// the static MallocMem, FreeMem and ExportToShareableHandle of hixl::FabricMemTransferService, implemented by the
 // simulator's libcann_hixl.so. Signatures from hicann/hixl
 // src/hixl/fabric_mem/fabric_mem_transfer_service.h; not the vendor's file (the class's
 // instance members are internal to the library and absent here).
@@ -23,6 +23,11 @@ class FabricMemTransferService {
   // Unmaps and frees memory of MallocMem. PARAM_INVALID for NULL; FAILED for an address
   // MallocMem did not return.
   static Status FreeMem(void *ptr);
+  // Exports the physical memory behind a MallocMem allocation as a fabric handle (the first call
+  // exports it with aclrtMemExportToShareableHandleV2, later ones return the same handle).
+  // PARAM_INVALID for NULL or an address MallocMem did not return (or already freed); the ACL
+  // code when the export fails.
+  static Status ExportToShareableHandle(void *addr, aclrtMemFabricHandle &share_handle);
 };
 }  // namespace hixl
 

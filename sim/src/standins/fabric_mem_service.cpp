@@ -18,7 +18,11 @@ constexpr uint64_t kReserveHugePage = 1U;  // aclrtReserveMemAddress flag the ve
 
 struct Allocation {
   aclrtDrvMemHandle physical;
+  bool exported = false;  // the export is made once per allocation and kept
+  aclrtMemFabricHandle handle = {};
 };
+
+constexpr uint64_t kExportNoPidCheck = 1U;  // ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION
 
 std::mutex g_mutex;
 std::unordered_map<uintptr_t, Allocation> &Allocations() {
@@ -66,7 +70,7 @@ Status FabricMemTransferService::MallocMem(MemType type, size_t size, void **ptr
     return FAILED;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
-  Allocations()[reinterpret_cast<uintptr_t>(va)] = Allocation{physical};
+  Allocations()[reinterpret_cast<uintptr_t>(va)] = Allocation{physical, false, {}};
   *ptr = va;
   return SUCCESS;
 }
@@ -84,6 +88,23 @@ Status FabricMemTransferService::FreeMem(void *ptr) {
   (void)aclrtUnmapMem(ptr);
   (void)aclrtReleaseMemAddress(ptr);
   (void)aclrtFreePhysical(physical);
+  return SUCCESS;
+}
+
+// FabricMemTransferService::ExportToShareableHandle and FabricMemAllocator::ExportToShareableHandle
+// (fabric_mem_transfer_service.cc, fabric_mem_allocator.cc)
+Status FabricMemTransferService::ExportToShareableHandle(void *addr, aclrtMemFabricHandle &share_handle) {
+  if (addr == nullptr) return PARAM_INVALID;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = Allocations().find(reinterpret_cast<uintptr_t>(addr));
+  if (it == Allocations().end()) return PARAM_INVALID;  // not from MallocMem, or already freed
+  if (!it->second.exported) {
+    aclError acl = aclrtMemExportToShareableHandleV2(it->second.physical, kExportNoPidCheck,
+                                                     ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, &it->second.handle);
+    if (acl != ACL_SUCCESS) return static_cast<Status>(acl);
+    it->second.exported = true;
+  }
+  share_handle = it->second.handle;
   return SUCCESS;
 }
 }  // namespace hixl

@@ -20,12 +20,13 @@ pub enum Structor {
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn construct(this: *mut c_void, which: Structor) {
-    let sym = if which == Structor::Complete { &CTOR_C1 } else { &CTOR_C2 };
-    run(
-        "Hixl::Hixl",
+pub unsafe fn construct(f: &'static Front, this: *mut c_void, which: Structor) {
+    let m = &f.ctor[which as usize];
+    run_member(
+        f,
+        m.name,
         |_| Ok(()),
-        || call_vendor!(sym, ThisFn, (); this),
+        || call_vendor!(m.symbol, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| s.hixl.instances.insert(this as usize, Instance::default()));
         },
@@ -39,18 +40,19 @@ pub unsafe fn construct(this: *mut c_void, which: Structor) {
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn destruct(this: *mut c_void, which: Structor) {
-    let sym = if which == Structor::Complete { &DTOR_D1 } else { &DTOR_D2 };
-    run(
-        "Hixl::~Hixl",
+pub unsafe fn destruct(f: &'static Front, this: *mut c_void, which: Structor) {
+    let m = &f.dtor[which as usize];
+    run_member(
+        f,
+        m.name,
         |rt| {
             let gone = state::with(|s| s.hixl.instances.remove(&(this as usize)));
             if let Some(i) = gone.filter(|i| i.phase == Phase::Initialized) {
-                report_leaks(rt, "Hixl::~Hixl", this, &i);
+                report_leaks(rt, m.name, this, &i);
             }
             Ok(())
         },
-        || call_vendor!(sym, ThisFn, (); this),
+        || call_vendor!(m.symbol, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| s.hixl.instances.remove(&(this as usize)));
         },
@@ -69,12 +71,19 @@ fn report_leaks(rt: &Runtime, call: &str, this: *mut c_void, i: &Instance) {
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options: *const c_void) -> u32 {
-    run(
-        "Hixl::Initialize",
+pub unsafe fn initialize(
+    f: &'static Front,
+    this: *mut c_void,
+    local_engine: *const c_void,
+    options: *const c_void,
+) -> u32 {
+    let call = f.initialize.name;
+    run_member(
+        f,
+        call,
         |rt| {
             let name = ascend_string(local_engine);
-            let who = format!("Hixl::Initialize({:?})", name.as_deref().unwrap_or("?"));
+            let who = format!("{call}({:?})", name.as_deref().unwrap_or("?"));
             let (opts, engine) = match read_options(options) {
                 Some(pairs) => {
                     let mut opts = rules::parse_options(&pairs);
@@ -90,7 +99,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                 }
                 None => {
                     rt.note_once("hixl-options-unreadable", log::Level::Info, || {
-                        "Hixl::Initialize: the options cannot be read (GetString/GetLength not found); the engine is unknown and rules that need the transports are skipped".to_string()
+                        format!("{call}: the options cannot be read (GetString/GetLength not found); the engine is unknown and rules that need the transports are skipped")
                     });
                     (OptionsFacts::default(), None)
                 }
@@ -105,14 +114,24 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                 let args = || {
                     format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "))
                 };
-                reject_or(rt, Api::Cpp, "Hixl::Initialize", args, &findings)?;
+                reject_or(rt, Api::Cpp, call, args, &findings)?;
             }
             let ctx = queries::current_context();
             Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
         },
-        || call_vendor!(INITIALIZE, InitializeFn, VENDOR_MISSING; this, local_engine, options),
+        || call_vendor!(f.initialize.symbol, InitializeFn, VENDOR_MISSING; this, local_engine, options),
         |_, (name, opts, engine, ctx, thread), ret| {
             if *ret != code::SUCCESS {
+                // AdxlEngine keeps the engine it made even when its Initialize failed
+                // (hicann/hixl `src/llm_datadist/api/adxl_engine_impl.cc`, `Initialize`): every
+                // later call fails until an Initialize succeeds. Hixl keeps the one it had.
+                if f.is_adxl() {
+                    state::with(|s| {
+                        if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
+                            *i = Instance::default();
+                        }
+                    });
+                }
                 return;
             }
             state::with(|s| {
@@ -136,17 +155,19 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn finalize(this: *mut c_void) {
-    run(
-        "Hixl::Finalize",
+pub unsafe fn finalize(f: &'static Front, this: *mut c_void) {
+    let call = f.finalize.name;
+    run_member(
+        f,
+        call,
         |rt| {
             let inst = state::read(|s| s.hixl.instances.get(&(this as usize)).cloned());
             if let Some(i) = inst.filter(|i| i.phase == Phase::Initialized) {
-                report_leaks(rt, "Hixl::Finalize", this, &i);
+                report_leaks(rt, call, this, &i);
             }
             Ok(())
         },
-        || call_vendor!(FINALIZE, ThisFn, (); this),
+        || call_vendor!(f.finalize.symbol, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| {
                 if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
@@ -208,16 +229,24 @@ const LOCAL_COMM_RES_MAX: u64 = 1 << 20;
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, handle: *mut *mut c_void) -> u32 {
-    run(
-        "Hixl::RegisterMem",
+pub unsafe fn register_mem(
+    f: &'static Front,
+    this: *mut c_void,
+    mem: *const MemDesc,
+    ty: u32,
+    handle: *mut *mut c_void,
+) -> u32 {
+    let call = f.register_mem.name;
+    run_member(
+        f,
+        call,
         |rt| {
             if mem.is_null() {
                 return Ok(None);
             }
             // SAFETY: `mem` is the application's `const MemDesc &`.
             let (addr, len) = unsafe { ((*mem).addr, (*mem).len as u64) };
-            let a = RegArgs { api: RegApi::Hixl, addr, len, ty: i64::from(ty as i32) };
+            let a = RegArgs { api: f.api, addr, len, ty: i64::from(ty as i32) };
             let key = this as usize;
             let thread = thread_facts(key);
             let mf = mem_facts(rt, &a);
@@ -266,10 +295,10 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let top = crate::platform::address::user_space_top();
             let findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
-            reject_or(rt, Api::Cpp, "Hixl::RegisterMem", || reg_args_text(&a, None), &findings)?;
+            reject_or(rt, Api::Cpp, call, || reg_args_text(&a, None), &findings)?;
             Ok(Some(a))
         },
-        || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
+        || call_vendor!(f.register_mem.symbol, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
         |_, a, ret| {
             let (Some(a), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
@@ -290,9 +319,11 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
-    run(
-        "Hixl::DeregisterMem",
+pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut c_void) -> u32 {
+    let call = f.deregister_mem.name;
+    run_member(
+        f,
+        call,
         |rt| {
             let key = this as usize;
             let h = handle as usize;
@@ -309,19 +340,19 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
                     links: inst.map(|i| links_of(s, key, i, peers)),
                     engine: inst.and_then(|i| i.engine),
                 };
-                rules::check_dereg(RegApi::Hixl, h, &facts)
+                rules::check_dereg(f.api, h, &facts)
             });
             if let Some(t) = thread {
-                match rules::check_thread("Hixl::DeregisterMem", &t) {
+                match rules::check_thread(call, &t) {
                     Ok(f) => findings.extend(f),
                     Err(skip) => {
                         note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] });
                     }
                 }
             }
-            reject_or(rt, Api::Cpp, "Hixl::DeregisterMem", || format!("mem_handle=0x{h:x}"), &findings)
+            reject_or(rt, Api::Cpp, call, || format!("mem_handle=0x{h:x}"), &findings)
         },
-        || call_vendor!(DEREGISTER_MEM, DeregisterMemFn, VENDOR_MISSING; this, handle),
+        || call_vendor!(f.deregister_mem.symbol, DeregisterMemFn, VENDOR_MISSING; this, handle),
         |_, (), ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| {
@@ -344,21 +375,13 @@ pub enum LinkCall {
 }
 
 impl LinkCall {
-    fn name(self) -> &'static str {
+    /// The member of `f` (`None`: `f` has no such member).
+    fn member(self, f: &'static Front) -> Option<&'static Member> {
         match self {
-            LinkCall::Connect => "Hixl::Connect",
-            LinkCall::ConnectAsync => "Hixl::ConnectAsync",
-            LinkCall::Disconnect => "Hixl::Disconnect",
-            LinkCall::DisconnectAsync => "Hixl::DisconnectAsync",
-        }
-    }
-
-    fn symbol(self) -> &'static Symbol {
-        match self {
-            LinkCall::Connect => &CONNECT,
-            LinkCall::ConnectAsync => &CONNECT_ASYNC,
-            LinkCall::Disconnect => &DISCONNECT,
-            LinkCall::DisconnectAsync => &DISCONNECT_ASYNC,
+            LinkCall::Connect => Some(&f.connect),
+            LinkCall::ConnectAsync => f.connect_async.as_ref(),
+            LinkCall::Disconnect => Some(&f.disconnect),
+            LinkCall::DisconnectAsync => f.disconnect_async.as_ref(),
         }
     }
 }
@@ -370,9 +393,11 @@ impl LinkCall {
 /// # Safety
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
-pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, timeout: i32) -> u32 {
-    let call = which.name();
-    run(
+pub unsafe fn link(f: &'static Front, this: *mut c_void, which: LinkCall, remote: *const c_void, timeout: i32) -> u32 {
+    let Some(m) = which.member(f) else { return VENDOR_MISSING };
+    let call = m.name;
+    run_member(
+        f,
         call,
         |rt| {
             let connect = matches!(which, LinkCall::Connect | LinkCall::ConnectAsync);
@@ -382,6 +407,9 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
                 (instance_state(inst), local, inst.and_then(|i| i.engine))
             });
             let mut findings: Vec<Finding> = rules::check_initialized(call, st).into_iter().collect();
+            if f.is_adxl() {
+                findings.extend(rules::check_timeout(call, timeout));
+            }
             if let Some(local) = local {
                 let own = with_ascend_bytes(remote, |r| {
                     rules::check_connect_self(call, Some(local.as_bytes()), r).map(|f| f.on_engine(engine))
@@ -400,7 +428,7 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
             }
             Ok(with_ascend_bytes(remote, <[u8]>::to_vec))
         },
-        || call_vendor!(which.symbol(), ConnectFn, VENDOR_MISSING; this, remote, timeout),
+        || call_vendor!(m.symbol, ConnectFn, VENDOR_MISSING; this, remote, timeout),
         |_, name, ret| {
             let Some(name) = name else { return };
             state::with(|s| {
@@ -435,41 +463,118 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
     )
 }
 
+/// What a transfer's check learnt for its record phase and for ADXL's own rules: whether the
+/// vendor links first (AutoConnect, no link yet), and Initialize's thread and context.
+#[derive(Debug, Clone, Copy, Default)]
+struct XferSide {
+    /// AutoConnect is on.
+    auto_connect: bool,
+    /// AutoConnect, and no link to the remote engine yet: the vendor connects first.
+    connects_first: bool,
+    /// Initialize's thread and its context (an initialised instance regcheck saw).
+    init: Option<(ThreadId, Option<Option<usize>>)>,
+}
+
+impl XferSide {
+    /// The thread facts of the calling thread (asks the vendor for the context only when
+    /// the thread is not Initialize's).
+    fn thread(&self) -> Option<ThreadFacts> {
+        let (thread, init_ctx) = self.init?;
+        let same_thread = thread == this_thread();
+        let current_ctx = if same_thread { init_ctx } else { queries::current_context() };
+        Some(ThreadFacts { same_thread, init_ctx, current_ctx })
+    }
+}
+
 /// The transfer checks: O(n) for n ops, no allocation unless a rule finds something. A clean
 /// transfer is judged in one pass that answers a single `bool`; findings are built by a
-/// second, cold pass over the same records.
+/// second, cold pass over the same records. `timeout`: TransferSync's (checked on ADXL).
+#[allow(clippy::too_many_arguments)]
 fn check_transfer(
     rt: &Runtime,
+    f: &'static Front,
     call: &str,
     sync: bool,
     this: *mut c_void,
     remote: *const c_void,
     op: u32,
     ops: *const c_void,
-) -> Result<(), u32> {
+    timeout: Option<i32>,
+) -> Result<XferSide, u32> {
+    let mut side = XferSide::default();
+    // ADXL's own checks (hicann/hixl `src/llm_datadist/api/adxl_engine_impl.cc`): the
+    // time-out, before the ops are looked at; the thread's context.
+    let adxl_own = |rt: &Runtime, side: &XferSide| -> Vec<Finding> {
+        let mut out: Vec<Finding> = Vec::new();
+        if !f.is_adxl() {
+            return out;
+        }
+        out.extend(timeout.and_then(|t| rules::check_timeout(call, t)));
+        if let Some(t) = side.thread() {
+            match rules::check_xfer_context(call, &t) {
+                Ok(x) => out.extend(x),
+                Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
+            }
+        }
+        out
+    };
     let Some(ops) = read_ops(ops) else {
         rt.note_once("hixl-ops-unreadable", log::Level::Info, || {
             format!("{call}: op_descs cannot be read as a std::vector<TransferOpDesc>; the transfer rules are skipped")
         });
-        return Ok(());
+        let own = adxl_own(rt, &side);
+        reject_or(rt, Api::Cpp, call, || format!("op_descs=(unreadable), timeout_in_millis={timeout:?}"), &own)?;
+        return Ok(side);
     };
-    match judge_transfer(call, sync, this as usize, remote, ops, None) {
-        Some(true) => Ok(()),
-        Some(false) => transfer_verdict(rt, call, sync, this as usize, remote, op, ops),
+    let judged = judge_transfer(call, sync, this as usize, remote, ops, None, &mut side);
+    let own = adxl_own(rt, &side);
+    match judged {
+        Some(true) if own.is_empty() => Ok(side),
+        Some(_) => transfer_verdict(rt, call, sync, this as usize, remote, op, ops, own).map(|()| side),
         None => {
             rt.note_once("hixl-remote-unreadable", log::Level::Info, || {
                 format!(
                     "{call}: remote_engine cannot be read (GetString/GetLength not found); the transfer rules are skipped"
                 )
             });
-            Ok(())
+            reject_or(rt, Api::Cpp, call, || format!("op_descs=[{} op(s)], timeout_in_millis={timeout:?}", ops.len()), &own)?;
+            Ok(side)
         }
     }
 }
 
-/// The findings of a transfer the first pass did not find clean, logged and decided.
+/// The record of a transfer: with AutoConnect, the vendor links at the first transfer to a
+/// peer (hicann/hixl `src/llm_datadist/adxl/adxl_inner_engine.cc`, `TransferSync`;
+/// `src/hixl/engine/hixl_engine.cc`, `AutoConnect`) and drops the link when a transfer
+/// fails: the links (and what a link to an engine of this process sees) follow.
+fn record_transfer(this: *mut c_void, remote: *const c_void, side: XferSide, ret: u32) {
+    let linked = side.connects_first && ret == code::SUCCESS;
+    let dropped = side.auto_connect && ret != code::SUCCESS;
+    if !linked && !dropped {
+        return;
+    }
+    let Some(name) = with_ascend_bytes(remote, <[u8]>::to_vec) else { return };
+    state::with(|s| {
+        let key = this as usize;
+        let view = if linked { s.hixl.regs_of_engine(key, &name).map(PeerView::of) } else { None };
+        let Some(i) = s.hixl.instances.get_mut(&key) else { return };
+        if linked {
+            if let Some(v) = view {
+                i.peer_views.insert_if_absent(&name, v);
+            }
+            i.links.insert(name);
+        } else {
+            i.peer_views.remove(&name);
+            i.links.remove(&name);
+        }
+    });
+}
+
+/// The findings of a transfer the first pass did not find clean (with `own`, the front end's
+/// own findings, after the instance's state), logged and decided.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn transfer_verdict(
     rt: &Runtime,
     call: &str,
@@ -478,9 +583,13 @@ fn transfer_verdict(
     remote: *const c_void,
     op: u32,
     ops: &[TransferOpDesc],
+    own: Vec<Finding>,
 ) -> Result<(), u32> {
     let mut findings = Vec::new();
-    judge_transfer(call, sync, key, remote, ops, Some(&mut findings));
+    let mut side = XferSide::default();
+    judge_transfer(call, sync, key, remote, ops, Some(&mut findings), &mut side);
+    let at = usize::from(findings.first().is_some_and(|f| f.rule == crate::rules::RuleId::HixlNotInitialized));
+    findings.splice(at..at, own);
     let args = || {
         format!(
             "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
@@ -534,6 +643,7 @@ fn judge_transfer(
     remote: *const c_void,
     ops: &[TransferOpDesc],
     findings: Option<&mut Vec<Finding>>,
+    side: &mut XferSide,
 ) -> Option<bool> {
     with_ascend_bytes(remote, |name| {
         state::snapshot::read_instance(key, |s, inst| {
@@ -558,6 +668,13 @@ fn judge_transfer(
                 fabric_host: fabric == Some(FabricLocal::Host),
                 connects_first: inst
                     .is_some_and(|i| i.options.auto_connect && view.is_none() && !i.links.contains(name)),
+            };
+            *side = XferSide {
+                auto_connect: inst.is_some_and(|i| i.options.auto_connect),
+                connects_first: facts.connects_first,
+                init: inst
+                    .filter(|i| i.phase == Phase::Initialized)
+                    .and_then(|i| i.init_thread.map(|t| (t, i.init_ctx))),
             };
             // The hixl_cs memory store merges adjacent registrations for its access checks
             // (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `CheckMergedRegionsAccess`), and
@@ -626,16 +743,20 @@ fn judge_transfer(
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
 pub unsafe fn transfer_sync(
+    f: &'static Front,
     this: *mut c_void,
     remote: *const c_void,
     op: u32,
     ops: *const c_void,
     timeout: i32,
 ) -> u32 {
-    run_unrecorded(
-        "Hixl::TransferSync",
-        |rt| check_transfer(rt, "Hixl::TransferSync", true, this, remote, op, ops),
-        || call_vendor!(TRANSFER_SYNC, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
+    let call = f.transfer_sync.name;
+    run_member(
+        f,
+        call,
+        |rt| check_transfer(rt, f, call, true, this, remote, op, ops, Some(timeout)),
+        || call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
+        |_, side, ret| record_transfer(this, remote, side, *ret),
     )
 }
 
@@ -647,6 +768,7 @@ pub unsafe fn transfer_sync(
 /// The vendor's contract for this call (pointers and references valid, `this` a live object,
 /// handles from the vendor); out-arguments are read only after the vendor succeeded.
 pub unsafe fn transfer_async(
+    f: &'static Front,
     this: *mut c_void,
     remote: *const c_void,
     op: u32,
@@ -654,9 +776,12 @@ pub unsafe fn transfer_async(
     args: *const c_void,
     req: *mut *mut c_void,
 ) -> u32 {
-    run_unrecorded(
-        "Hixl::TransferAsync",
-        |rt| check_transfer(rt, "Hixl::TransferAsync", false, this, remote, op, ops),
-        || call_vendor!(TRANSFER_ASYNC, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
+    let call = f.transfer_async.name;
+    run_member(
+        f,
+        call,
+        |rt| check_transfer(rt, f, call, false, this, remote, op, ops, None),
+        || call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
+        |_, side, ret| record_transfer(this, remote, side, *ret),
     )
 }

@@ -17,7 +17,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::thread::ThreadId;
 
-use super::{decide, run, run_unrecorded, Api, Verdict};
+use super::{decide, run, Api, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
@@ -29,9 +29,11 @@ use crate::state::hixl::{CsEndpoint, HixlReg, Instance, PeerView, Phase, RegSet}
 use crate::state::{self, queries, Runtime};
 use crate::vendor::{call_vendor, Library, Symbol};
 
+mod adxl;
 mod cs;
 mod instance;
 
+pub use adxl::*;
 pub use cs::*;
 pub use instance::*;
 
@@ -45,29 +47,124 @@ const MAX_STRING: usize = 1 << 16;
 
 // --- the vendor's symbols ---------------------------------------------------------------
 
-static CTOR_C1: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4HixlC1Ev");
-static CTOR_C2: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4HixlC2Ev");
-static DTOR_D1: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4HixlD1Ev");
-static DTOR_D2: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4HixlD2Ev");
-static INITIALIZE: Symbol = Symbol::new(
+/// One vendor member: the name regcheck's messages give it, and the vendor's function.
+pub struct Member {
+    pub name: &'static str,
+    pub symbol: Symbol,
+}
+
+impl Member {
+    const fn new(lib: Library, name: &'static str, symbol: &'static CStr) -> Member {
+        Member { name, symbol: Symbol::new(lib, symbol) }
+    }
+}
+
+/// One of the two C++ front ends over HIXL's engine layer (hicann/hixl
+/// `hixl::EngineFactory::CreateEngine`): `hixl::Hixl` (`libcann_hixl.so`) and
+/// `adxl::AdxlEngine` (`libllm_datadist.so`). Their members take the same arguments; the
+/// rules (keyed by the engine the options select), the per-instance state (by the object's
+/// address) and this code are shared. They differ in their names and symbols, in the members
+/// only one has (`None`), and in a few checks of ADXL's own (see [`Front::is_adxl`]).
+pub struct Front {
+    pub api: RegApi,
+    /// Complete-object and base-object constructor (`C1`, `C2`) and destructor (`D1`, `D2`).
+    pub ctor: [Member; 2],
+    pub dtor: [Member; 2],
+    pub initialize: Member,
+    pub finalize: Member,
+    pub register_mem: Member,
+    pub deregister_mem: Member,
+    pub connect: Member,
+    pub connect_async: Option<Member>,
+    pub disconnect: Member,
+    pub disconnect_async: Option<Member>,
+    pub transfer_sync: Member,
+    pub transfer_async: Member,
+}
+
+impl Front {
+    /// `adxl::AdxlEngine`: its own checks (`ADXL-*`: time-outs, the transfer thread's
+    /// context) apply, and a failed Initialize leaves the engine unusable.
+    pub fn is_adxl(&self) -> bool {
+        self.api == RegApi::Adxl
+    }
+}
+
+/// A [`Member`] of `$lib` named `$name` whose symbol is `$sym`.
+macro_rules! member {
+    ($lib:expr, $name:expr, $sym:expr) => {
+        Member::new($lib, $name, {
+            match CStr::from_bytes_with_nul(concat!($sym, "\0").as_bytes()) {
+                Ok(c) => c,
+                Err(_) => panic!("a symbol name holds a NUL"),
+            }
+        })
+    };
+}
+
+/// The [`Front`] of C++ class `$class` in `$lib`, whose members' Itanium names start with
+/// `$p` (the class's nested name, `_ZN4hixl4Hixl`): both classes' members take the same
+/// types, so the rest of each name is the same for both.
+macro_rules! front {
+    ($api:expr, $lib:expr, $class:literal, $p:literal, connect_async: $ca:expr, disconnect_async: $da:expr $(,)?) => {
+        Front {
+            api: $api,
+            ctor: [
+                member!($lib, concat!($class, "::", $class), concat!($p, "C1Ev")),
+                member!($lib, concat!($class, "::", $class), concat!($p, "C2Ev")),
+            ],
+            dtor: [
+                member!($lib, concat!($class, "::~", $class), concat!($p, "D1Ev")),
+                member!($lib, concat!($class, "::~", $class), concat!($p, "D2Ev")),
+            ],
+            initialize: member!(
+                $lib,
+                concat!($class, "::Initialize"),
+                concat!($p, "10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE")
+            ),
+            finalize: member!($lib, concat!($class, "::Finalize"), concat!($p, "8FinalizeEv")),
+            register_mem: member!(
+                $lib,
+                concat!($class, "::RegisterMem"),
+                concat!($p, "11RegisterMemERKNS_7MemDescENS_7MemTypeERPv")
+            ),
+            deregister_mem: member!($lib, concat!($class, "::DeregisterMem"), concat!($p, "13DeregisterMemEPv")),
+            connect: member!($lib, concat!($class, "::Connect"), concat!($p, "7ConnectERKN2ge12AscendStringEi")),
+            connect_async: $ca,
+            disconnect: member!($lib, concat!($class, "::Disconnect"), concat!($p, "10DisconnectERKN2ge12AscendStringEi")),
+            disconnect_async: $da,
+            transfer_sync: member!(
+                $lib,
+                concat!($class, "::TransferSync"),
+                concat!($p, "12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi")
+            ),
+            transfer_async: member!(
+                $lib,
+                concat!($class, "::TransferAsync"),
+                concat!(
+                    $p,
+                    "13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv"
+                )
+            ),
+        }
+    };
+}
+pub(crate) use {front, member};
+
+/// `hixl::Hixl` (hicann/hixl `include/hixl/hixl.h`).
+pub static HIXL: Front = front!(
+    RegApi::Hixl,
     Library::Hixl,
-    c"_ZN4hixl4Hixl10InitializeERKN2ge12AscendStringERKSt3mapIS2_S2_St4lessIS2_ESaISt4pairIS3_S2_EEE",
+    "Hixl",
+    "_ZN4hixl4Hixl",
+    connect_async: Some(member!(Library::Hixl, "Hixl::ConnectAsync", "_ZN4hixl4Hixl12ConnectAsyncERKN2ge12AscendStringEi")),
+    disconnect_async: Some(member!(
+        Library::Hixl,
+        "Hixl::DisconnectAsync",
+        "_ZN4hixl4Hixl15DisconnectAsyncERKN2ge12AscendStringEi"
+    )),
 );
-static FINALIZE: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl8FinalizeEv");
-static REGISTER_MEM: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl11RegisterMemERKNS_7MemDescENS_7MemTypeERPv");
-static DEREGISTER_MEM: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl13DeregisterMemEPv");
-static CONNECT: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl7ConnectERKN2ge12AscendStringEi");
-static CONNECT_ASYNC: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl12ConnectAsyncERKN2ge12AscendStringEi");
-static DISCONNECT: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl10DisconnectERKN2ge12AscendStringEi");
-static DISCONNECT_ASYNC: Symbol = Symbol::new(Library::Hixl, c"_ZN4hixl4Hixl15DisconnectAsyncERKN2ge12AscendStringEi");
-static TRANSFER_SYNC: Symbol = Symbol::new(
-    Library::Hixl,
-    c"_ZN4hixl4Hixl12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi",
-);
-static TRANSFER_ASYNC: Symbol = Symbol::new(
-    Library::Hixl,
-    c"_ZN4hixl4Hixl13TransferAsyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EERKNS_12TransferArgsERPv",
-);
+
 static GET_STRING: Symbol = Symbol::new(Library::Hixl, c"_ZNK2ge12AscendString9GetStringEv");
 static GET_LENGTH: Symbol = Symbol::new(Library::Hixl, c"_ZNK2ge12AscendString9GetLengthEv");
 
@@ -80,6 +177,52 @@ static CS_CLIENT_CONNECT: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientConn
 static CS_CLIENT_REG_MEM: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientRegMem");
 static CS_CLIENT_UNREG_MEM: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientUnregMem");
 static CS_CLIENT_DESTROY: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientDestroy");
+
+thread_local! {
+    /// Set on a thread while the vendor's `adxl::AdxlEngine` member that regcheck forwarded to
+    /// runs on it.
+    static IN_ADXL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Clears [`IN_ADXL`] when the vendor's member returns or unwinds.
+struct AdxlScope(bool);
+
+impl Drop for AdxlScope {
+    fn drop(&mut self) {
+        let _ = IN_ADXL.try_with(|c| c.set(self.0));
+    }
+}
+
+/// One member call of front end `f`, as [`run`] does it, with one difference: the
+/// `hixl::Hixl` calls the vendor's own ADXL makes while regcheck forwarded an
+/// `adxl::AdxlEngine` member to it (an ADXL built over `hixl::Hixl`, as the simulator's
+/// `libllm_datadist.so` is) are the vendor's: forwarded untouched, neither checked again nor
+/// recorded as a second instance. The vendor is told by what regcheck itself called, on this
+/// thread, not by a file name.
+#[inline(always)]
+pub(crate) fn run_member<C, R>(
+    f: &'static Front,
+    call: &'static str,
+    check: impl FnOnce(&'static Runtime) -> Result<C, R>,
+    forward: impl FnOnce() -> R,
+    record: impl FnOnce(&'static Runtime, C, &R),
+) -> R {
+    if !f.is_adxl() {
+        if IN_ADXL.try_with(std::cell::Cell::get).unwrap_or(false) {
+            return forward();
+        }
+        return run(call, check, forward, record);
+    }
+    run(
+        call,
+        check,
+        || {
+            let _scope = AdxlScope(IN_ADXL.try_with(|c| c.replace(true)).unwrap_or(false));
+            forward()
+        },
+        record,
+    )
+}
 
 // C++ members may throw (std::bad_alloc): "C-unwind" lets an exception reach the
 // application exactly as it would without regcheck.
@@ -341,7 +484,7 @@ fn reg_args_text(a: &RegArgs, tag: Option<&str>) -> String {
         t => format!("{t} (invalid)"),
     };
     match (a.api, tag) {
-        (RegApi::Hixl, _) => format!("mem={{addr=0x{:x}, len={}}}, type={ty}", a.addr, a.len),
+        (RegApi::Hixl | RegApi::Adxl, _) => format!("mem={{addr=0x{:x}, len={}}}, type={ty}", a.addr, a.len),
         (_, tag) => format!(
             "mem_tag={}, mem={{type={ty}, addr=0x{:x}, size={}}}",
             tag.map_or_else(|| "NULL".to_string(), |t| format!("{t:?}")),

@@ -102,32 +102,37 @@ pub struct ThreadFacts {
 
 /// `HIXL-REG-THREAD`.
 pub fn check_thread(call: &str, t: &ThreadFacts) -> Result<Option<Finding>, Skip> {
-    if t.same_thread {
-        return Ok(None);
-    }
-    let (Some(init), Some(cur)) = (t.init_ctx, t.current_ctx) else {
-        return Err(Skip::new(
-            RuleId::HixlRegThread,
-            "no-context",
-            "the ACL context of Initialize's thread or of the calling thread is unknown (aclrtGetCurrentContext not found, or Initialize not seen)",
-        ));
-    };
-    if init == cur {
-        return Ok(None);
-    }
-    let ctx = |c: Option<usize>| c.map_or("none".to_string(), |c| format!("0x{c:x}"));
+    let Some((cur, init)) = other_context(RuleId::HixlRegThread, t)? else { return Ok(None) };
     Ok(Some(Finding::new(
         RuleId::HixlRegThread,
         "(thread)",
         format!(
             "{call} is called on a thread other than Initialize's, and this thread's current ACL context ({}) is not the one Initialize's thread had ({}): the documented constraint; every published HIXL engine (8.5.0 on) switches to its own context around each call, so this works there, while earlier releases may need it",
-            ctx(cur),
-            ctx(init)
+            cur,
+            init
         ),
         format!(
             "call {call} on the Initialize thread, or on that thread get the context with aclrtGetCurrentContext(&ctx) and call aclrtSetCurrentContext(ctx) on this thread first"
         ),
     )))
+}
+
+/// The calling thread's context and Initialize's, as text, when the call is made on another
+/// thread with another context (`Ok(None)`: same thread or same context; `Err`: a context is
+/// unknown, `rule` is skipped).
+pub(crate) fn other_context(rule: RuleId, t: &ThreadFacts) -> Result<Option<(String, String)>, Skip> {
+    if t.same_thread {
+        return Ok(None);
+    }
+    let (Some(init), Some(cur)) = (t.init_ctx, t.current_ctx) else {
+        return Err(Skip::new(
+            rule,
+            "no-context",
+            "the ACL context of Initialize's thread or of the calling thread is unknown (aclrtGetCurrentContext not found, or Initialize not seen)",
+        ));
+    };
+    let ctx = |c: Option<usize>| c.map_or("none".to_string(), |c| format!("0x{c:x}"));
+    Ok((init != cur).then(|| (ctx(cur), ctx(init))))
 }
 
 /// Facts about one registration call.
@@ -212,7 +217,7 @@ pub fn check_register(a: &RegArgs, f: &RegFacts) -> Checks {
 fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
     let call = a.api.call();
     let mut c = Checks::default();
-    if a.api == RegApi::Hixl {
+    if a.api.is_member() {
         c.push(check_initialized(call, f.state));
     }
     c.findings.extend(check_args(a));
@@ -273,7 +278,7 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
         });
     }
 
-    if a.api == RegApi::Hixl && new_reg {
+    if a.api.is_member() && new_reg {
         let new_count = f.live as u64 + 1;
         if new_count > f.limit {
             c.findings.push(Finding::new(
@@ -298,7 +303,7 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
         }
     }
 
-    if a.api == RegApi::Hixl && new_reg {
+    if a.api.is_member() && new_reg {
         c.findings.extend(check_caps(kind, a.len, f.total_of_kind, &f.product, &f.hdk, &mut c.skipped));
     }
 
@@ -308,7 +313,7 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
             // The fabric memory engine registers memory of its own allocator or any VMM
             // mapping (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`), never
             // asking for aclrtMallocHost memory.
-            if a.api == RegApi::Hixl && f.engine != Some(Engine::FabricMem) {
+            if a.api.is_member() && f.engine != Some(Engine::FabricMem) {
                 match f.product.a2_a3() {
                     Some(true) if !f.by_malloc_host => c.findings.push(Finding::new(
                         RuleId::HixlRegHostOrigin,
@@ -404,35 +409,48 @@ fn register_checks(a: &RegArgs, f: &RegFacts) -> Checks {
                                 format!("allocate device memory for HCCS with {how} (2 MiB-aligned huge pages)"),
                             ));
                         }
-                        if start % HCCS_ALIGN != 0 {
-                            c.findings.push(Finding::new(
-                                RuleId::HixlRegDeviceAlign,
-                                a.api.addr_arg(),
-                                format!(
-                                    "an HCCS transport is configured ({}) and 0x{start:x} is not 2 MiB-aligned ({} past a boundary): HCCS device-to-device transfers fail (EINVAL) on such addresses",
-                                    f.options.transports_text(),
-                                    human((start % HCCS_ALIGN) as u64)
-                                ),
-                                format!(
-                                    "register from a 2 MiB boundary (the next is 0x{:x}); huge-page allocations start on one",
-                                    (start / HCCS_ALIGN).saturating_add(1).saturating_mul(HCCS_ALIGN)
-                                ),
-                            ));
-                        }
+                        let why = format!("an HCCS transport is configured ({})", f.options.transports_text());
+                        c.push(check_hccs_align(a, start, &why));
                     }
                     Some(false) => {}
+                    // ADXL's users (Mooncake) name no transport: between the NPUs of one
+                    // server the engine links over HCCS, which Mooncake's documentation says
+                    // wants 2 MiB-aligned device memory.
+                    None if a.api == RegApi::Adxl => {
+                        c.push(check_hccs_align(a, start, "no transport is named, so links between the NPUs of one server go over HCCS"));
+                        c.skip(no_transport(RuleId::HixlRegDeviceHuge));
+                    }
                     None => c.skip(no_transport(RuleId::HixlRegDeviceHuge)),
                 },
             }
         }
     }
-    if let (Some(m), Some(Engine::FabricMem), RegApi::Hixl) = (f.vmm, f.engine, a.api) {
+    if let (Some(m), Some(Engine::FabricMem), true) = (f.vmm, f.engine, a.api.is_member()) {
         match check_fabric_vmm(&m, &f.hdk) {
             Ok(finding) => c.push(finding),
             Err(s) => c.skip(s),
         }
     }
     c
+}
+
+/// `HIXL-REG-DEVICE-ALIGN`: a device range on HCCS (`why` says how regcheck knows) that does
+/// not start on a 2 MiB boundary.
+fn check_hccs_align(a: &RegArgs, start: usize, why: &str) -> Option<Finding> {
+    (!start.is_multiple_of(HCCS_ALIGN)).then(|| {
+        Finding::new(
+            RuleId::HixlRegDeviceAlign,
+            a.api.addr_arg(),
+            format!(
+                "{why}, and 0x{start:x} is not 2 MiB-aligned ({} past a boundary): HCCS device-to-device transfers fail (EINVAL) on such addresses",
+                human((start % HCCS_ALIGN) as u64)
+            ),
+            format!(
+                "register from a 2 MiB boundary (the next is 0x{:x}); huge-page allocations start on one",
+                (start / HCCS_ALIGN).saturating_add(1).saturating_mul(HCCS_ALIGN)
+            ),
+        )
+    })
 }
 
 /// `HIXL-REG-FABRIC-VMM`: the fabric memory engine registers memory it did not allocate
@@ -601,7 +619,7 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
         ));
         return out;
     }
-    if api == RegApi::Hixl {
+    if api.is_member() {
         out.extend(check_initialized(call, f.state));
         if !out.is_empty() {
             return out;

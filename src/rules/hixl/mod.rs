@@ -8,12 +8,14 @@
 //! [`options`]: Initialize's options and the engine they select; [`mem`]: registration and
 //! deregistration; [`transfer`]: transfers and the leak report at Finalize.
 
+pub mod adxl;
 pub mod mem;
 pub mod options;
 #[cfg(test)]
 mod tests;
 pub mod transfer;
 
+pub use adxl::*;
 pub use mem::*;
 pub use options::*;
 pub use transfer::*;
@@ -64,6 +66,9 @@ impl MemKind {
 pub enum RegApi {
     /// `hixl::Hixl::RegisterMem(const MemDesc &mem, MemType type, MemHandle &)`.
     Hixl,
+    /// `adxl::AdxlEngine::RegisterMem(const MemDesc &mem, MemType type, MemHandle &)`: the
+    /// same engines behind another front end (`libllm_datadist.so`).
+    Adxl,
     /// `HixlCSServerRegMem(server, tag, const CommMem *mem, MemHandle *)`.
     CsServer,
     /// `HixlCSClientRegMem(client, tag, const CommMem *mem, MemHandle *)`.
@@ -71,16 +76,22 @@ pub enum RegApi {
 }
 
 impl RegApi {
+    /// A C++ member (`hixl::Hixl` or `adxl::AdxlEngine`), not the HixlCS C API.
+    pub fn is_member(self) -> bool {
+        matches!(self, RegApi::Hixl | RegApi::Adxl)
+    }
+
     pub fn call(self) -> &'static str {
         match self {
             RegApi::Hixl => "Hixl::RegisterMem",
+            RegApi::Adxl => "AdxlEngine::RegisterMem",
             RegApi::CsServer => "HixlCSServerRegMem",
             RegApi::CsClient => "HixlCSClientRegMem",
         }
     }
 
     pub(crate) fn addr_arg(self) -> &'static str {
-        if self == RegApi::Hixl {
+        if self.is_member() {
             "mem.addr"
         } else {
             "mem->addr"
@@ -88,7 +99,7 @@ impl RegApi {
     }
 
     fn len_arg(self) -> &'static str {
-        if self == RegApi::Hixl {
+        if self.is_member() {
             "mem.len"
         } else {
             "mem->size"
@@ -96,7 +107,7 @@ impl RegApi {
     }
 
     fn type_arg(self) -> &'static str {
-        if self == RegApi::Hixl {
+        if self.is_member() {
             "type"
         } else {
             "mem->type"
@@ -106,7 +117,7 @@ impl RegApi {
     /// The object a registration is made on, as an argument name and a noun.
     fn target(self) -> (&'static str, &'static str) {
         match self {
-            RegApi::Hixl => ("this", "instance"),
+            RegApi::Hixl | RegApi::Adxl => ("this", "instance"),
             RegApi::CsServer => ("server_handle", "server"),
             RegApi::CsClient => ("client_handle", "client"),
         }
@@ -114,17 +125,17 @@ impl RegApi {
 
     fn dereg_call(self) -> &'static str {
         match self {
-            RegApi::Hixl => "DeregisterMem",
+            RegApi::Hixl | RegApi::Adxl => "DeregisterMem",
             RegApi::CsServer => "HixlCSServerUnregMem",
             RegApi::CsClient => "HixlCSClientUnregMem",
         }
     }
 
     fn type_names(self) -> (&'static str, &'static str) {
-        if self == RegApi::Hixl {
-            ("hixl::MEM_DEVICE", "hixl::MEM_HOST")
-        } else {
-            ("COMM_MEM_TYPE_DEVICE", "COMM_MEM_TYPE_HOST")
+        match self {
+            RegApi::Hixl => ("hixl::MEM_DEVICE", "hixl::MEM_HOST"),
+            RegApi::Adxl => ("adxl::MEM_DEVICE", "adxl::MEM_HOST"),
+            _ => ("COMM_MEM_TYPE_DEVICE", "COMM_MEM_TYPE_HOST"),
         }
     }
 }

@@ -768,3 +768,34 @@ fn connecting_to_oneself() {
     assert_eq!(on(Engine::FabricMem), Action::Off);
     assert_eq!(on(Engine::Comm), Action::Warn);
 }
+
+/// `adxl::AdxlEngine::RegisterMem` is judged by the same rules as `hixl::Hixl`'s, named as
+/// ADXL's; with no transport named (what Mooncake passes), a device range on HCCS still has
+/// to start on 2 MiB.
+#[test]
+fn adxl_registrations_share_the_hixl_rules() {
+    let adxl = |addr: usize, len: u64, ty: i64| RegArgs { api: RegApi::Adxl, addr, len, ty };
+    let f = check_args(&adxl(0x1000, 1, 2));
+    assert_eq!(rules(&f), vec![RuleId::HixlRegMemtype]);
+    assert!(f[0].fix.contains("adxl::MEM_DEVICE"), "{:?}", f[0]);
+    assert_eq!((f[0].arg, RegApi::Adxl.call()), ("type", "AdxlEngine::RegisterMem"));
+    let none = OptionsFacts::default();
+    let mut f = facts(&none);
+    f.state = InstanceState::Constructed;
+    let c = check_register(&adxl(0x1000, 1, MEM_HOST), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlNotInitialized]);
+    assert!(c.findings[0].fix.contains("AdxlEngine::RegisterMem"), "{:?}", c.findings[0]);
+    const M2: usize = 2 << 20;
+    let mut f = facts(&none);
+    f.dev_alloc = Some(Alloc { base: M2, len: 2 * M2, extra: 1 });
+    let c = check_register(&adxl(M2 + 0x1000, 1, MEM_DEVICE), &f);
+    assert_eq!(rules(&c.findings), vec![RuleId::HixlRegDeviceAlign]);
+    assert!(c.findings[0].problem.contains("no transport is named"), "{:?}", c.findings[0]);
+    assert_eq!(c.skipped.iter().map(|s| s.rule).collect::<Vec<_>>(), vec![RuleId::HixlRegDeviceHuge]);
+    assert!(check_register(&adxl(M2, 1, MEM_DEVICE), &f).findings.is_empty(), "aligned");
+    // hixl::Hixl with no transport named: nothing is known, the rule is skipped.
+    assert!(check_register(&hixl(M2 + 0x1000, 1, MEM_DEVICE), &f).findings.is_empty());
+    // A deregistration before Initialize, on ADXL too.
+    let d = DeregFacts { state: InstanceState::Finalized, live: None, other_owner: None, links: None, engine: None };
+    assert_eq!(rules(&check_dereg(RegApi::Adxl, 0x10, &d)), vec![RuleId::HixlNotInitialized]);
+}
