@@ -141,7 +141,11 @@ const SIM_LIBS: &[SimLib] = &[
     },
     // ADXL: adxl::AdxlEngine, a front end over libcann_hixl.so's engines (as the vendor's links
     // cann_hixl)
-    SimLib { file: "libllm_datadist.so", sources: &["adxl.cpp"], link: &["-lcann_hixl", "-lascendcl", "-Wl,-rpath,$ORIGIN"] },
+    SimLib {
+        file: "libllm_datadist.so",
+        sources: &["adxl.cpp"],
+        link: &["-lcann_hixl", "-lascendcl", "-Wl,-rpath,$ORIGIN"],
+    },
     // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
     // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes
     // (runtime/mem.h), HCCL's hccl::MemMappingManager, the log library (dlog_pub.h and
