@@ -21,23 +21,12 @@
 
 #include "acl/acl.h"
 #include "adxl/adxl_engine.h"
+#include "conformance_util.h"
 #include "hixl_test_util.h"
 
 namespace {
 
 using namespace adxl;
-
-constexpr uint32_t kStepFailed = 999999;
-
-#define STEP(expr, want)                                                                            \
-  do {                                                                                              \
-    const long long got_ = static_cast<long long>(expr);                                            \
-    if (got_ != static_cast<long long>(want)) {                                                     \
-      fprintf(stderr, "step failed at line %d: %s -> %lld, expected %lld\n", __LINE__, #expr, got_, \
-              static_cast<long long>(want));                                                        \
-      return kStepFailed;                                                                           \
-    }                                                                                               \
-  } while (0)
 
 using Options = std::map<AscendString, AscendString>;
 
@@ -704,8 +693,8 @@ uint32_t C42() {
   return AdxlEngine::ExportToShareableHandle(p, h);
 }
 
-const std::map<std::string, std::function<uint32_t()>> &Rows() {
-  static const std::map<std::string, std::function<uint32_t()>> rows = {
+const ConformanceRows &Rows() {
+  static const ConformanceRows rows = {
       {"ADXL-C01", C01}, {"ADXL-C02", C02}, {"ADXL-C03", C03}, {"ADXL-C04", C04}, {"ADXL-C05", C05},
       {"ADXL-C06", C06}, {"ADXL-C07", C07}, {"ADXL-C08", C08}, {"ADXL-C09", C09}, {"ADXL-C10", C10},
       {"ADXL-C11", C11}, {"ADXL-C12", C12}, {"ADXL-C13", C13}, {"ADXL-C14", C14}, {"ADXL-C15", C15},
@@ -721,23 +710,4 @@ const std::map<std::string, std::function<uint32_t()>> &Rows() {
 
 }  // namespace
 
-int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s list | <ROW-ID>\n", argv[0]);
-    return 2;
-  }
-  const std::string what = argv[1];
-  if (what == "list") {
-    for (const auto &kv : Rows()) printf("%s\n", kv.first.c_str());
-    return 0;
-  }
-  auto it = Rows().find(what);
-  if (it == Rows().end()) {
-    fprintf(stderr, "no case for row %s\n", what.c_str());
-    return 2;
-  }
-  // the engines run on a device's context (aclrtSetDevice first, as the vendor's mocks set one)
-  if (aclrtSetDevice(0) != ACL_SUCCESS) return 3;
-  printf("result=%u\n", it->second());
-  return 0;
-}
+int main(int argc, char **argv) { return ConformanceMain(argc, argv, Rows()); }
