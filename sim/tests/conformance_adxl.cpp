@@ -107,6 +107,16 @@ struct Two {
   }
 };
 
+// Three engines on ports (the third on device 2), 1 and 3 linked to 2.
+uint32_t ThreeLinked(Two &t, AdxlEngine &c) {
+  STEP(t.Init(Options(), Options(), true), SUCCESS);
+  STEP(aclrtSetDevice(2), 0);
+  STEP(c.Initialize(Listening().c_str(), Options()), SUCCESS);
+  STEP(t.a.Connect(t.nb.c_str()), SUCCESS);
+  STEP(c.Connect(t.nb.c_str()), SUCCESS);
+  return SUCCESS;
+}
+
 bool AllEq(const std::vector<int8_t> &v, int8_t x) {
   for (int8_t c : v)
     if (c != x) return false;
@@ -197,12 +207,8 @@ uint32_t C06() {
 // adxl_engine_unittest.cc:344 TestServerStatisticUsesPeerChannelId: engines 1 and 3 both link to 2.
 uint32_t C07() {
   Two t;
-  STEP(t.Init(Options(), Options(), true), SUCCESS);
   AdxlEngine c;
-  STEP(aclrtSetDevice(2), 0);
-  STEP(c.Initialize(Listening().c_str(), Options()), SUCCESS);
-  STEP(t.a.Connect(t.nb.c_str()), SUCCESS);
-  STEP(c.Connect(t.nb.c_str()), SUCCESS);
+  STEP(ThreeLinked(t, c), SUCCESS);
   STEP(t.a.Disconnect(t.nb.c_str()), SUCCESS);
   return c.Disconnect(t.nb.c_str());
 }
@@ -481,12 +487,8 @@ uint32_t C24() {
 // adxl_engine_unittest.cc:697 TestAdxlEngineMultiSendNotifies: engines 1 and 3 send five each to 2.
 uint32_t C25() {
   Two t;
-  STEP(t.Init(Options(), Options(), true), SUCCESS);
   AdxlEngine c;
-  STEP(aclrtSetDevice(2), 0);
-  STEP(c.Initialize(Listening().c_str(), Options()), SUCCESS);
-  STEP(t.a.Connect(t.nb.c_str()), SUCCESS);
-  STEP(c.Connect(t.nb.c_str()), SUCCESS);
+  STEP(ThreeLinked(t, c), SUCCESS);
   for (int i = 0; i < 5; i++) {
     STEP(t.a.SendNotify(t.nb.c_str(), Notify(i)), SUCCESS);
     STEP(c.SendNotify(t.nb.c_str(), Notify(i)), SUCCESS);
