@@ -23,6 +23,11 @@ use testkit::{Outcome, Run};
 const WHEEL: &str = "mooncake-transfer-engine-npu==0.3.13.post1";
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+/// The first `ASCEND_BASE_PORT` of the runs (each run its own 400 ports): above the usual
+/// ephemeral range (32768-60999) and above the range `aclsimClaimPort` hands to the other tests'
+/// engines (the 16384 ports below the ephemeral range), so nothing else of the suite binds there
+/// between Mooncake's probe of a free port and its engine's bind.
+const PORTS: u16 = 61000;
 
 /// A CPython 3.11 (the wheel is cp311): `python3.11`, or `python3` when it is 3.11.
 fn python311() -> PathBuf {
@@ -231,7 +236,7 @@ fn the_wheel_loads_against_the_simulator_with_every_symbol_resolved() {
 /// NOT_CONNECTED).
 #[test]
 fn two_mooncake_processes_move_bytes_through_adxl() {
-    let out = two_processes(Door::Bare, "ok", 21000);
+    let out = two_processes(Door::Bare, "ok", PORTS);
     assert_moved(&out);
     // Mooncake disconnects before it deregisters (hixl_cs would refuse otherwise)
     assert!(adxl_results(&out, "Disconnect").iter().all(|r| r == "0"), "{}", out.dump());
@@ -241,7 +246,7 @@ fn two_mooncake_processes_move_bytes_through_adxl() {
 /// rejection (the ctypes allocations are invisible to regcheck there: warnings at most).
 #[test]
 fn two_mooncake_processes_under_ld_preload() {
-    let out = two_processes(Door::Preload, "ok", 21400);
+    let out = two_processes(Door::Preload, "ok", PORTS + 400);
     assert_moved(&out);
     assert_no_regcheck_error(&out);
 }
@@ -250,7 +255,7 @@ fn two_mooncake_processes_under_ld_preload() {
 /// the same success, no error finding, no rejection.
 #[test]
 fn two_mooncake_processes_under_regcheck_run_audit() {
-    let out = two_processes(Door::RegcheckRunAudit, "ok", 21800);
+    let out = two_processes(Door::RegcheckRunAudit, "ok", PORTS + 800);
     assert_moved(&out);
     assert_no_regcheck_error(&out);
 }
@@ -262,7 +267,7 @@ fn two_mooncake_processes_under_regcheck_run_audit() {
 /// else still works; nothing crashes.
 #[test]
 fn a_transfer_from_an_unregistered_buffer_gets_the_vendor_code_and_nothing_crashes() {
-    for (door, port) in [(Door::Bare, 22200), (Door::RegcheckRunAudit, 22600)] {
+    for (door, port) in [(Door::Bare, PORTS + 1200), (Door::RegcheckRunAudit, PORTS + 1600)] {
         let out = two_processes(door, "mistake", port);
         assert!(out.stdout.contains("exit 0 0"), "{door:?}: both peers finish cleanly:\n{}", out.dump());
         assert!(
