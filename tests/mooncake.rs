@@ -121,6 +121,11 @@ enum Door {
 /// The driver (both peers) through `door`, with `ASCEND_BASE_PORT=base_port` (each run its own
 /// range, so runs in parallel do not meet) and `ACLSIM_TRACE=1` (the simulator's answers).
 fn two_processes(door: Door, mode: &str, base_port: u16) -> Outcome {
+    two_processes_with(door, mode, base_port, &[])
+}
+
+/// [`two_processes`] with more environment variables (Mooncake's `ASCEND_*` settings).
+fn two_processes_with(door: Door, mode: &str, base_port: u16, env: &[(&str, &str)]) -> Outcome {
     let sim = testkit::sim_lib_dir();
     let acl = sim.join("libascendcl.so");
     let script = driver();
@@ -130,6 +135,7 @@ fn two_processes(door: Door, mode: &str, base_port: u16) -> Outcome {
         Door::Preload => Run::new(&program[0]).args(&program[1..]).preload(testkit::regcheck().shared),
         Door::RegcheckRunAudit => Run::new(testkit::regcheck().cli).args(["run", "--audit", "--"]).args(&program),
     };
+    let run = env.iter().fold(run, |r, (k, v)| r.env(k, v));
     run.env("LD_LIBRARY_PATH", &sim)
         .env("ASCEND_BASE_PORT", base_port.to_string())
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -240,6 +246,19 @@ fn two_mooncake_processes_move_bytes_through_adxl() {
     assert_moved(&out);
     // Mooncake disconnects before it deregisters (hixl_cs would refuse otherwise)
     assert!(adxl_results(&out, "Disconnect").iter().all(|r| r == "0"), "{}", out.dump());
+}
+
+/// With `ASCEND_USE_ASYNC_TRANSFER=1` Mooncake moves the same bytes with `TransferAsync` and polls
+/// `GetTransferStatus`.
+#[test]
+fn two_mooncake_processes_with_async_transfers() {
+    let out = two_processes_with(Door::Bare, "ok", PORTS + 2000, &[("ASCEND_USE_ASYNC_TRANSFER", "1")]);
+    assert!(out.stdout.contains("exit 0 0"), "both peers finish cleanly:\n{}", out.dump());
+    let bad = unexpected(&out, &[]);
+    assert!(bad.is_empty(), "every call succeeds and every byte arrives: {bad:?}\n{}", out.dump());
+    assert_eq!(adxl_results(&out, "TransferAsync"), vec!["0"; 4], "{}", out.dump());
+    let polls = adxl_results(&out, "GetTransferStatus");
+    assert!(!polls.is_empty() && polls.iter().all(|r| r == "0"), "{}", out.dump());
 }
 
 /// The same run with `LD_PRELOAD=libregcheck.so`: the same success, no error finding, no
