@@ -105,6 +105,12 @@ const NOT_HERE: &[(&str, &str, &str)] = &[
         "checks the promise table of docs/testing.md and the rules docs/audit.md names; nothing architecture-dependent",
     ),
     ("regcheck", "docs", "checks the links and commands of README.md and docs/; nothing architecture-dependent"),
+    (
+        "regcheck",
+        "mooncake",
+        "runs Mooncake's NPU wheel from PyPI (mooncake-transfer-engine-npu), which exists for x86_64 only \
+         (manylinux_2_35_x86_64), in a CPython 3.11 virtual environment",
+    ),
 ];
 
 /// Single tests of the targets that run here but cannot pass under the emulator, with the
