@@ -461,7 +461,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         id: RuleId::HixlRegMemtype,
         name: "HIXL-REG-MEMTYPE",
         family: Family::Hixl,
-        default: Action::Error,
+        default: Action::Warn,
         code: Some(103900),
         calls: "Hixl::RegisterMem, AdxlEngine::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`type` is neither MEM_DEVICE (0) nor MEM_HOST (1) (the vendor silently treats it as host)",
@@ -469,7 +469,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         vendor: "treats any value but MEM_DEVICE as MEM_HOST (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::RegisterMem`): device memory declared so fails at transfer",
         engines: &[],
         basis: Basis::Facts,
-        harm: Harm::Fails,
+        harm: Harm::Accepted,
         source: "HIXL code; field failure B11",
     },
     RuleInfo {

@@ -237,7 +237,7 @@ fn hixl_cs_memory_rules() {
             ("client_create", 0),
             ("client_null_addr", 103900),
             ("client_len_zero", 103900),
-            ("client_memtype", 103900),
+            ("client_memtype", 0),
             ("client_reg", 0),
             ("client_connect", 0),
             ("client_after_connect", 0),

@@ -62,14 +62,16 @@ fn argument_rules_reject_before_the_vendor() {
         scenario: "args",
         env: &[],
         // len 0: the default (comm) engine records the empty region, so it is only warned.
-        codes: &[("null_addr", 103900), ("len_zero", 0), ("overflow", 103900), ("memtype", 103900)],
+        // type 7: the vendor treats it as host memory and accepts it, so it is only warned.
+        codes: &[("null_addr", 103900), ("len_zero", 0), ("overflow", 103900), ("memtype", 0)],
         rules: &["HIXL-REG-NULL-ADDR", "HIXL-REG-LEN-ZERO", "HIXL-REG-RANGE-OVERFLOW", "HIXL-REG-MEMTYPE"],
         absent: &[],
-        forwarded: &[(REG, 1)],
+        forwarded: &[(REG, 2)],
     }
     .check();
     assert!(outs[0].stderr.contains("`mem.len`"), "the argument is named");
     assert_warned(&outs, "HIXL-REG-LEN-ZERO");
+    assert_warned(&outs, "HIXL-REG-MEMTYPE");
     // Bare, the vendor accepts len 0 and type 7 (it treats 7 as host memory).
     let b = bare("args", &[]);
     let got: Vec<u32> = codes(&b).into_iter().map(|(_, c)| c).collect();

@@ -64,6 +64,15 @@ pub fn check_unregister(
     if exact {
         return None;
     }
+    if ptr == 0 {
+        // The ACL layer's own parameter check answers first (hicann/runtime
+        // `aclrtHostUnregisterImpl`): a fact, whatever the records hold.
+        return Some(
+            Finding::new(RuleId::AclHostunregNotRegistered, "ptr", "is NULL", "pass the pointer that was registered")
+                .with_code(100000)
+                .with_evidence(Evidence::Certain),
+        );
+    }
     if unregistered && containing.is_none() && elsewhere.is_none() {
         return Some(
             Finding::new(
@@ -256,6 +265,8 @@ mod tests {
         let f = check_unregister(0x50000, 0, false, None, None, false).unwrap();
         assert!(f.problem.contains("not a live registration"));
         assert_eq!(f.evidence, None, "no record: the rule's own evidence (unknown without LD_AUDIT)");
+        let f = check_unregister(0, 0, false, None, None, false).unwrap();
+        assert_eq!((f.reject_code(), f.evidence), (100000, Some(Evidence::Certain)), "NULL: the ACL layer's code");
         let f = check_unregister(0x50000, 0, false, None, None, true).unwrap();
         assert!(f.problem.contains("unregistered already"), "{}", f.problem);
         assert_eq!(f.evidence, Some(Evidence::Seen), "a double unregistration regcheck saw");
