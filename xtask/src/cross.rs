@@ -107,6 +107,13 @@ const NOT_HERE: &[(&str, &str, &str)] = &[
     ("regcheck", "docs", "checks the links and commands of README.md and docs/; nothing architecture-dependent"),
     (
         "regcheck",
+        "differential",
+        "runs every sequence under `regcheck run --audit`, which execs the program (an emulated exec of an aarch64 \
+         program fails without binfmt_misc), and probes each step that may crash in a forked child, which qemu-user \
+         does not always survive with threads inside the simulator",
+    ),
+    (
+        "regcheck",
         "mooncake",
         "runs Mooncake's NPU wheel from PyPI (mooncake-transfer-engine-npu), which exists for x86_64 only \
          (manylinux_2_35_x86_64), in a CPython 3.11 virtual environment",
