@@ -92,17 +92,21 @@ thread_local! {
     /// a count of the intercepted calls that started on this thread, and whether regcheck's
     /// own code is running on it (one thread-local for the three: a call reaches it once).
     static CALL: (Cell<usize>, Cell<u64>, Cell<bool>) = const { (Cell::new(0), Cell::new(0), Cell::new(false)) };
+    /// The name of the intercepted call in progress (its address and length: a key of
+    /// [`SLOTS`]).
+    static CALL_NAME: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
 /// Called by the front end as an intercepted call starts; `frame` is the address of a local
-/// of the function that runs the call. Every frame the unwinder finds at or below it is
+/// of the function that runs the call `name`. Every frame the unwinder finds at or below it is
 /// regcheck's.
 #[inline]
-pub fn call_started(frame: usize) {
+pub fn call_started(frame: usize, name: &'static str) {
     let _ = CALL.try_with(|(f, n, _)| {
         f.set(frame);
         n.set(n.get().wrapping_add(1));
     });
+    let _ = CALL_NAME.try_with(|c| c.set((name.as_ptr() as usize, name.len())));
 }
 
 /// Mark the thread as running regcheck's own code (or not).
@@ -263,16 +267,97 @@ pub fn capture(n: usize) -> Stack {
     Stack { frames, in_executable }
 }
 
-/// The return address in the frame of the intercepted call's caller: the first frame past
-/// regcheck's (its frames below the marker, then its entry point). `None` when the unwinder
-/// cannot tell. Unwinds only as far as that frame.
+/// Where, relative to the marker, the stack holds the return address into the caller, per
+/// intercepted function (keyed by its name's address and length): regcheck's frames between
+/// the marker and the caller are of a fixed size, so the slot an unwind found once holds the
+/// caller's return address on every later call of the same function. Learnt from a full
+/// unwind, checked against one again now and then; a function whose slot ever disagrees
+/// unwinds for good.
+const SLOT_COUNT: usize = 128;
+static SLOTS: [(AtomicUsize, AtomicUsize, AtomicUsize); SLOT_COUNT] =
+    [const { (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)) }; SLOT_COUNT];
+/// A slot's offset when its function must always unwind.
+const UNWIND: usize = usize::MAX;
+/// Every this many calls of a function on a thread (and its first ones), the slot is checked.
+const CHECK_EVERY: u32 = 256;
+
+thread_local! {
+    static FAST_USES: Cell<u32> = const { Cell::new(0) };
+}
+
+fn slot_for(key: (usize, usize)) -> Option<&'static (AtomicUsize, AtomicUsize, AtomicUsize)> {
+    if key.0 == 0 {
+        return None;
+    }
+    let start = (key.0 >> 3 ^ key.1) % SLOT_COUNT;
+    (0..8).map(|i| &SLOTS[(start + i) % SLOT_COUNT]).find(|s| {
+        let k = s.0.load(Ordering::Acquire);
+        k == key.0 && s.1.load(Ordering::Relaxed) == key.1 || k == 0
+    })
+}
+
+/// The caller's return address: read from the learnt slot when there is one and this use is
+/// not a check, else by unwinding (and learning, or checking, the slot).
 fn caller_address() -> Option<usize> {
+    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
+    let key = CALL_NAME.try_with(Cell::get).unwrap_or((0, 0));
+    let slot = slot_for(key).filter(|_| marker != 0);
+    let learnt = slot.filter(|s| s.0.load(Ordering::Acquire) == key.0).map(|s| s.2.load(Ordering::Relaxed));
+    let uses = FAST_USES.try_with(|u| {
+        let n = u.get().wrapping_add(1);
+        u.set(n);
+        n
+    });
+    let check = uses.map_or(true, |n| n % CHECK_EVERY == 0);
+    if let Some(offset) = learnt.filter(|&o| o != UNWIND && !check) {
+        // SAFETY: the slot lies in this thread's live stack, between the marker (a local of
+        // regcheck's frame that runs the call) and the caller's frame: learnt from this
+        // function's own frames, which are of fixed size.
+        return Some(unsafe { std::ptr::read_volatile((marker + offset) as *const usize) });
+    }
+    let (ip, cfa) = unwind_to_caller();
+    let Some(slot) = slot else { return ip };
+    match (learnt, ip) {
+        (Some(UNWIND), _) => {}
+        // SAFETY: as above.
+        (Some(offset), Some(ip)) if unsafe { std::ptr::read_volatile((marker + offset) as *const usize) } != ip => {
+            slot.2.store(UNWIND, Ordering::Relaxed);
+        }
+        (None, Some(ip)) if cfa > marker => {
+            // The word holding the return address: the highest one below the last regcheck
+            // frame's canonical frame address (x86-64: just below it; AArch64: in the frame
+            // record) that holds it.
+            let word = std::mem::size_of::<usize>();
+            let top = cfa & !(word - 1);
+            let found = (1..=(top - marker) / word)
+                .map(|i| top - i * word)
+                .take_while(|&a| a >= marker)
+                // SAFETY: addresses between the marker and the frame above it: this thread's
+                // live stack.
+                .find(|&a| unsafe { std::ptr::read_volatile(a as *const usize) } == ip);
+            let offset = found.map_or(UNWIND, |a| a - marker);
+            if slot.0.compare_exchange(0, key.0, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                slot.1.store(key.1, Ordering::Relaxed);
+                slot.2.store(offset, Ordering::Relaxed);
+            }
+        }
+        _ => {}
+    }
+    ip
+}
+
+/// The return address in the frame of the intercepted call's caller: the first frame past
+/// regcheck's (its frames below the marker, then its entry point), and the canonical frame
+/// address of the last of regcheck's frames (0 when unknown). `None` when the unwinder cannot tell. Unwinds
+/// only as far as that frame.
+fn unwind_to_caller() -> (Option<usize>, usize) {
     let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
     let (own, in_executable) = own_object();
     let mut past_marker = marker == 0;
     let mut entry_seen = false;
     let mut seen = 0;
     let mut caller = None;
+    let mut last_cfa = 0;
     // SAFETY: as in `capture`.
     unsafe {
         backtrace::trace_unsynchronized(|frame| {
@@ -280,8 +365,8 @@ fn caller_address() -> Option<usize> {
             if seen > 64 {
                 return false;
             }
+            let sp = frame.sp() as usize;
             if !past_marker {
-                let sp = frame.sp() as usize;
                 past_marker = sp == 0 || sp > marker;
                 if !past_marker {
                     return true;
@@ -301,10 +386,13 @@ fn caller_address() -> Option<usize> {
                 }
             }
             caller = Some(ip);
+            // What the unwinder calls this frame's stack pointer: the canonical frame address
+            // of the frame below it, regcheck's last.
+            last_cfa = sp;
             false
         })
     };
-    caller
+    (caller, last_cfa)
 }
 
 thread_local! {
@@ -312,23 +400,24 @@ thread_local! {
     /// thread (see [`calls_on_thread`]), and 1 for the application, 2 for the vendor (0: not
     /// asked yet). One unwind per intercepted call at most.
     static CALLER: Cell<(u64, u8)> = const { Cell::new((0, 0)) };
-    /// The last caller address classified on this thread, with what it was classified at (the
-    /// loader's counters and the vendor objects regcheck had resolved) and the answer.
-    static CLASSIFIED: Cell<(usize, (u64, u64), usize, bool)> = const { Cell::new((0, (0, 0), 0, false)) };
+    /// The last caller address classified on this thread, with the number of vendor objects
+    /// regcheck had resolved then, and the answer. (The object holding a return address on the
+    /// live stack is loaded; only another object loaded since at the very same address, calling
+    /// from the very same place, could make the answer stale.)
+    static CLASSIFIED: Cell<(usize, usize, bool)> = const { Cell::new((0, 0, false)) };
 }
 
 /// Whether the object holding the return address `ip` is the vendor's.
 fn vendor_address(ip: usize) -> bool {
-    let generation = objects::generation();
     let resolved = crate::vendor::resolved_objects();
-    if let Ok((at, g, r, vendor)) = CLASSIFIED.try_with(Cell::get) {
-        if at == ip && g == generation && r == resolved {
+    if let Ok((at, r, vendor)) = CLASSIFIED.try_with(Cell::get) {
+        if at == ip && r == resolved {
             return vendor;
         }
     }
     let table = objects::current();
     let vendor = table.index_of(ip.saturating_sub(1)).is_some_and(|i| is_vendor_at(&table, i));
-    let _ = CLASSIFIED.try_with(|c| c.set((ip, table.generation(), resolved, vendor)));
+    let _ = CLASSIFIED.try_with(|c| c.set((ip, resolved, vendor)));
     vendor
 }
 
@@ -454,7 +543,7 @@ mod tests {
         // This test program holds regcheck, as a program linked with libregcheck.a does, and
         // no marker is set: the frames of regcheck and of Rust's runtime lead the stack and
         // are dropped by name, leaving the test harness's.
-        call_started(0);
+        call_started(0, "");
         let stack = capture(3);
         assert!(stack.in_executable);
         let sites = symbolize(&stack, 3);

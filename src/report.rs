@@ -149,10 +149,11 @@ pub fn with_frames(msg: &str, sites: &[Site]) -> String {
     out
 }
 
-/// Log a finding at the level its action asks for, count it, and keep rejections as the
-/// thread's last rejection. Returns the message.
-pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) -> String {
-    let msg = format_finding_why(call, args, f, outcome, why);
+/// Log a finding at the level its action asks for, count it, keep it in the findings log, and
+/// keep rejections as the thread's last rejection. The message is formatted only for a sink
+/// that shows it (the log, when it takes this finding; the rejection's message); the findings
+/// log formats its copy when it is read.
+pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) {
     let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
     if action == Action::Error {
         ERRORS.fetch_add(1, Ordering::Relaxed);
@@ -161,6 +162,8 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
     let last_report = limit != 0 && seen == limit;
     let logged =
         (limit == 0 || seen <= limit) && level_of(action).is_some_and(|l| log::log_enabled!(target: "regcheck", l));
+    let rejected = matches!(outcome, Outcome::Rejected(_)) && action == Action::Error;
+    let msg = if logged || rejected { format_finding_why(call, args, f, outcome, why) } else { String::new() };
     if logged {
         let level = level_of(action).unwrap_or(log::Level::Error);
         let sites = current_sites();
@@ -195,12 +198,11 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
         } else {
             Stack::EMPTY
         };
-        findings::record(f.rule, action, outcome, call, &msg, stack);
+        findings::record(findings::Found { call, args, finding: f, action, outcome, why }, stack);
     }
-    if matches!(outcome, Outcome::Rejected(_)) && action == Action::Error {
+    if rejected {
         set_rejection(f.rule, &msg);
     }
-    msg
 }
 
 /// The calling thread's last rejection: the message, the rule, the stack, and the text

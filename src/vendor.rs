@@ -85,15 +85,7 @@ pub struct Symbol {
 /// How many objects the dynamic linker has loaded so far (`dlpi_adds`); changes when a library
 /// is `dlopen`ed. No system call: a walk that stops at the first object.
 fn loads() -> u64 {
-    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _size: usize, out: *mut libc::c_void) -> libc::c_int {
-        // SAFETY: the loader passes a valid info; `out` is the u64 below.
-        unsafe { *(out as *mut u64) = (*info).dlpi_adds };
-        1
-    }
-    let mut adds: u64 = 0;
-    // SAFETY: the callback only reads `info` and writes `adds`.
-    unsafe { libc::dl_iterate_phdr(Some(first), (&mut adds as *mut u64).cast()) };
-    adds
+    crate::platform::objects::generation().0
 }
 
 impl Symbol {

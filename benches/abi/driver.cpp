@@ -13,9 +13,11 @@
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
-//                                  devptr, xfer64, xfer1; hixlreg: RegisterMem+DeregisterMem
+//                                  devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
 //                                  on a third engine, named ip:port, that no peer linked to),
 //                                  untimed: for counting system calls
+//   driver warn [quick]            aclrtHostUnregister of a pointer never registered: a warning
+//                                  finding on every call (xtask runs it with REGCHECK_LOG=off)
 //   driver mem N                   heap and resident bytes per live ACL registration, N of them
 #include <malloc.h>
 #include <sys/mman.h>
@@ -251,6 +253,8 @@ int cmd_count(const std::string &what, size_t n, long iters) {
       hixl::MemHandle handle = nullptr;
       check("Hixl::RegisterMem", lone.RegisterMem(mem, hixl::MEM_HOST, handle));
       check("Hixl::DeregisterMem", lone.DeregisterMem(handle));
+    } else if (what == "unregwarn") {
+      check("aclrtHostUnregister", aclrtHostUnregister(buf));
     } else {
       die("unknown count target", 0);
     }
@@ -286,6 +290,15 @@ int cmd_mem(size_t n) {
   return 0;
 }
 
+// A warned call: aclrtHostUnregister of a page never registered (ACL-HOSTUNREG-NOT-REGISTERED,
+// a warning without the audit module); the stand-in answers 0 at once.
+int cmd_warn() {
+  init_acl();
+  char *page = static_cast<char *>(map_anon(kPage));
+  print("unregwarn", measure(20000, 15, [&](int) { check("aclrtHostUnregister", aclrtHostUnregister(page)); }));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -297,6 +310,7 @@ int main(int argc, char **argv) {
   if (args.size() >= 2 && args[0] == "maps") return cmd_maps(size_t(num(1)));
   if (args.size() >= 4 && args[0] == "count") return cmd_count(args[1], size_t(num(2)), num(3));
   if (args.size() >= 2 && args[0] == "mem") return cmd_mem(size_t(num(1)));
-  std::fprintf(stderr, "usage: driver time N [quick] | maps M [quick] | count WHAT N ITERS | mem N\n");
+  if (args.size() >= 1 && args[0] == "warn") return cmd_warn();
+  std::fprintf(stderr, "usage: driver time N [quick] | maps M [quick] | count WHAT N ITERS | mem N | warn [quick]\n");
   return 2;
 }

@@ -178,7 +178,7 @@ fn check_phase<C, R>(
         return Ok(None);
     }
     // Two thread-local stores.
-    crate::callsite::call_started(frame);
+    crate::callsite::call_started(frame, call);
     let _busy = Busy::enter();
     state::report_fork();
     match guarded(call, "checking", || {

@@ -15,6 +15,7 @@
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// One loaded object.
@@ -66,6 +67,49 @@ impl Table {
     }
 }
 
+/// regcheck's walks of the loader's list in progress, and a `fork()` waiting for them to end.
+/// glibc does not reset in the child the lock `dl_iterate_phdr` holds: a child forked while a
+/// thread of regcheck's is inside it would inherit it held, and its first walk would never
+/// end. So the `fork()` handler stops new walks and waits (bounded) for those in progress; a
+/// walk waits only for a fork in progress, never for a lock the loader's callers can hold.
+static WALKERS: AtomicUsize = AtomicUsize::new(0);
+static FORKING: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn fork_prepare() {
+    FORKING.store(true, Ordering::SeqCst);
+    for _ in 0..100_000 {
+        if WALKERS.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        std::thread::yield_now();
+    }
+}
+
+extern "C" fn fork_done() {
+    FORKING.store(false, Ordering::SeqCst);
+}
+
+static FORK_HANDLERS: crate::platform::atfork::AtFork =
+    crate::platform::atfork::AtFork::new(Some(fork_prepare), Some(fork_done), Some(fork_done));
+
+/// Run `walk` (a call of `dl_iterate_phdr`) where no `fork()` can cut it in half.
+fn walking<R>(walk: impl FnOnce() -> R) -> R {
+    FORK_HANDLERS.ensure();
+    loop {
+        WALKERS.fetch_add(1, Ordering::SeqCst);
+        if !FORKING.load(Ordering::SeqCst) {
+            break;
+        }
+        WALKERS.fetch_sub(1, Ordering::SeqCst);
+        while FORKING.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+    }
+    let r = walk();
+    WALKERS.fetch_sub(1, Ordering::SeqCst);
+    r
+}
+
 /// The loader's counters of objects added and removed so far (a walk that stops at the first
 /// object). A loader call: never under a regcheck lock.
 pub fn generation() -> (u64, u64) {
@@ -76,7 +120,7 @@ pub fn generation() -> (u64, u64) {
     }
     let mut g = (0u64, 0u64);
     // SAFETY: the callback only reads `info` and writes `g`.
-    unsafe { libc::dl_iterate_phdr(Some(first), (&mut g as *mut (u64, u64)).cast()) };
+    walking(|| unsafe { libc::dl_iterate_phdr(Some(first), (&mut g as *mut (u64, u64)).cast()) });
     g
 }
 
@@ -115,7 +159,7 @@ unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, out: *mut
 fn build() -> Table {
     let mut walk = Walk { generation: (0, 0), objects: Vec::new(), segments: Vec::new() };
     // SAFETY: the callback reads the loader's info and writes only `walk`.
-    unsafe { libc::dl_iterate_phdr(Some(each), (&mut walk as *mut Walk).cast()) };
+    walking(|| unsafe { libc::dl_iterate_phdr(Some(each), (&mut walk as *mut Walk).cast()) });
     walk.segments.sort_unstable();
     // Directories resolved once each (system calls, no loader call).
     let mut dirs: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::callsite::{self, Stack};
-use crate::rules::{Action, RuleId};
+use crate::rules::decision::Why;
+use crate::rules::{Action, Finding, RuleId};
 
 /// Findings kept; older ones are dropped.
 pub const CAPACITY: usize = 1024;
@@ -44,6 +45,74 @@ pub struct Entry {
     stack: Stack,
 }
 
+/// A finding as kept: its parts, formatted into an [`Entry`] only when read. The texts share
+/// one buffer (`call`, `args`, the problem, the fix, at the offsets `ends`), which the oldest
+/// entry hands to the newest once the log is full: a full log keeps a finding without
+/// allocating.
+struct Kept {
+    seq: u64,
+    text: String,
+    /// Where `call`, `args` and the problem end in `text` (the fix runs to its end).
+    ends: [usize; 3],
+    rule: RuleId,
+    arg: &'static str,
+    code: Option<i64>,
+    default: Option<Action>,
+    action: Action,
+    outcome: super::Outcome,
+    /// Why the finding was not applied at its severity, when it was not.
+    why: Option<Why>,
+    evidence: Option<crate::rules::Evidence>,
+    tid: u64,
+    stack: Stack,
+}
+
+impl Kept {
+    fn part(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let end = self.ends.get(i).copied().unwrap_or(self.text.len());
+        self.text.get(start..end).unwrap_or("")
+    }
+
+    fn entry(&self) -> Entry {
+        let (rejected, code) = match self.outcome {
+            super::Outcome::Rejected(c) => (true, c),
+            super::Outcome::ReportOnly(c) => (false, c),
+            super::Outcome::Forwarded | super::Outcome::DryRun => (false, 0),
+        };
+        let finding = Finding {
+            rule: self.rule,
+            arg: self.arg,
+            problem: self.part(2).to_string(),
+            fix: self.part(3).to_string(),
+            code: self.code,
+            action: self.default,
+            evidence: self.evidence,
+        };
+        Entry {
+            seq: self.seq,
+            rule: self.rule,
+            action: self.action,
+            rejected,
+            code,
+            call: self.part(0).to_string(),
+            message: super::format_finding_why(self.part(0), self.part(1), &finding, self.outcome, self.why),
+            tid: self.tid,
+            stack: self.stack.clone(),
+        }
+    }
+}
+
+/// A finding to keep, as [`super::emit`] has it.
+pub struct Found<'a> {
+    pub call: &'a str,
+    pub args: &'a str,
+    pub finding: &'a Finding,
+    pub action: Action,
+    pub outcome: super::Outcome,
+    pub why: Option<Why>,
+}
+
 impl Entry {
     /// The call site's text, `function (file:line)` or `object+offset` ("" when unknown).
     pub fn call_site(&self) -> String {
@@ -52,7 +121,7 @@ impl Entry {
 }
 
 struct Log {
-    entries: VecDeque<Entry>,
+    entries: VecDeque<Kept>,
 }
 
 static LOG: Mutex<Log> = Mutex::new(Log { entries: VecDeque::new() });
@@ -84,29 +153,71 @@ fn locked<R>(f: impl FnOnce(&mut Log) -> R) -> R {
     f(&mut log)
 }
 
-/// Keep a finding (called by [`super::emit`]); `stack` is the call's application frames.
-pub fn record(rule: RuleId, action: Action, outcome: super::Outcome, call: &str, message: &str, stack: Stack) {
-    let (rejected, code) = match outcome {
-        super::Outcome::Rejected(c) => (true, c),
-        super::Outcome::ReportOnly(c) => (false, c),
-        super::Outcome::Forwarded | super::Outcome::DryRun => (false, 0),
-    };
-    // SAFETY: gettid has no preconditions.
-    let tid = u64::from(unsafe { libc::gettid() }.unsigned_abs());
+/// Counts the `fork()`s this process's line has made: a thread's cached thread ID is good
+/// only while it is unchanged (a child's thread has a new one).
+static FORKS: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn forked() {
+    FORKS.fetch_add(1, Ordering::Relaxed);
+}
+
+static TID_HANDLERS: crate::platform::atfork::AtFork = crate::platform::atfork::AtFork::new(None, None, Some(forked));
+
+thread_local! {
+    /// The calling thread's kernel thread ID, and [`FORKS`] when it was read.
+    static TID: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((u64::MAX, 0)) };
+}
+
+/// The calling thread's kernel thread ID: one system call per thread (and per `fork()`).
+fn tid() -> u64 {
+    TID_HANDLERS.ensure();
+    let forks = FORKS.load(Ordering::Relaxed);
+    TID.try_with(|t| {
+        let (at, tid) = t.get();
+        if at == forks {
+            return tid;
+        }
+        // SAFETY: gettid has no preconditions.
+        let tid = u64::from(unsafe { libc::gettid() }.unsigned_abs());
+        t.set((forks, tid));
+        tid
+    })
+    .unwrap_or_else(|_| u64::from(unsafe { libc::gettid() }.unsigned_abs()))
+}
+
+/// Keep a finding (called by [`super::emit`]); `stack` is the call's application frames. Its
+/// message is formatted when it is read.
+pub fn record(found: Found<'_>, stack: Stack) {
+    let tid = tid();
+    let f = found.finding;
     locked(|log| {
         let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
-        if log.entries.len() == CAPACITY {
-            log.entries.pop_front();
+        let mut text = if log.entries.len() == CAPACITY {
             DROPPED.fetch_add(1, Ordering::Relaxed);
+            log.entries.pop_front().map(|old| old.text).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        text.clear();
+        let mut ends = [0; 3];
+        for (i, part) in [found.call, found.args, f.problem.as_str(), f.fix.as_str()].into_iter().enumerate() {
+            text.push_str(part);
+            if let Some(end) = ends.get_mut(i) {
+                *end = text.len();
+            }
         }
-        log.entries.push_back(Entry {
+        log.entries.push_back(Kept {
             seq,
-            rule,
-            action,
-            rejected,
-            code,
-            call: call.to_string(),
-            message: message.to_string(),
+            text,
+            ends,
+            rule: f.rule,
+            arg: f.arg,
+            code: f.code,
+            default: f.action,
+            action: found.action,
+            outcome: found.outcome,
+            why: found.why,
+            evidence: f.evidence,
             tid,
             stack,
         });
@@ -134,7 +245,7 @@ pub fn len() -> usize {
 /// The kept finding at `index` (0: the oldest kept).
 pub fn get(index: usize) -> Option<Entry> {
     reader();
-    locked(|log| log.entries.get(index).cloned())
+    locked(|log| log.entries.get(index).map(Kept::entry))
 }
 
 /// The oldest kept finding whose sequence number is above `after`.
@@ -142,7 +253,7 @@ pub fn next_after(after: u64) -> Option<Entry> {
     reader();
     locked(|log| {
         let i = log.entries.partition_point(|e| e.seq <= after);
-        log.entries.get(i).cloned()
+        log.entries.get(i).map(Kept::entry)
     })
 }
 
@@ -154,14 +265,16 @@ mod tests {
     fn keeps_the_last_findings_in_order_and_counts_the_dropped() {
         let start = last_seq();
         for i in 0..(CAPACITY + 5) {
-            record(
-                RuleId::AclHostregNull,
-                Action::Error,
-                super::super::Outcome::Rejected(100000),
-                "aclrtHostRegisterV2",
-                &format!("m{i}"),
-                Stack::EMPTY,
-            );
+            let f = Finding::new(RuleId::AclHostregNull, "ptr", format!("m{i}"), "x");
+            let found = Found {
+                call: "aclrtHostRegisterV2",
+                args: "",
+                finding: &f,
+                action: Action::Error,
+                outcome: super::super::Outcome::Rejected(100000),
+                why: None,
+            };
+            record(found, Stack::EMPTY);
         }
         assert!(last_seq() >= start + CAPACITY as u64 + 5);
         assert!(dropped() >= 5);
@@ -173,6 +286,7 @@ mod tests {
         let newest = get(CAPACITY - 1).unwrap();
         assert!(newest.seq > first.seq && newest.seq <= last_seq());
         assert!(newest.rejected && newest.code == 100000 && newest.call == "aclrtHostRegisterV2");
+        assert!(newest.message.starts_with("[ACL-HOSTREG-NULL] aclrtHostRegisterV2(): `ptr`: m"), "{}", newest.message);
         assert!(get(CAPACITY).is_none());
     }
 }

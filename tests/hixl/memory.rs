@@ -2,7 +2,7 @@
 //! not, mapped at all), device memory (huge pages, the VMM API), fabric memory; and the
 //! `HixlCS*` memory rules.
 
-use crate::{assert_warned, codes, run_in, scenarios, Case, A950, REG};
+use crate::{codes, run_in, scenarios, Case, A950, REG};
 use testkit::{Mode, MODES};
 
 #[test]

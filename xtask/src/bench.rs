@@ -131,6 +131,8 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut main: BTreeMap<Vendor, Pair> = BTreeMap::new();
     let mut ten: BTreeMap<Vendor, Pair> = BTreeMap::new();
     let mut maps = Pair::default();
+    // A warning on every call, nothing logged (REGCHECK_LOG=off).
+    let mut warn = Pair::default();
     // regcheck loaded but checking nothing, on the simulator: what its presence alone costs
     // the simulator (which reads /proc/self/maps, longer by regcheck's own mappings).
     let mut sim_off = Pair::default();
@@ -142,6 +144,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         b.pair(ten.entry(Vendor::StandIn).or_default(), Vendor::StandIn, &["time", "10"], &[])?;
         b.pair(&mut sim_off, Vendor::Simulator, &["time", &MAIN_REGS.to_string()], &[("REGCHECK_MODE", "off")])?;
         b.pair(&mut maps, Vendor::StandIn, &["maps", &MAPPINGS.to_string()], &[("REGCHECK_TEST_MEMMAP", "maps")])?;
+        b.pair(&mut warn, Vendor::StandIn, &["warn"], &[("REGCHECK_LOG", "off")])?;
     }
     eprintln!("xtask: bench: scaling with the number of live registrations (stand-in)");
     let mut scale: BTreeMap<usize, Pair> = BTreeMap::new();
@@ -173,7 +176,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         b.rounds
     );
-    out += &table(&main, &ten, &maps, &sim_off, &mem, mem_regs, syscalls.as_ref());
+    out += &table(&main, &ten, (&maps, &warn), &sim_off, &mem, mem_regs, syscalls.as_ref());
     out += "\n";
     if let Some(p) = main.get(&Vendor::StandIn) {
         scale.insert(MAIN_REGS, Pair { bare: p.bare.clone(), checked: p.checked.clone() });
@@ -237,7 +240,7 @@ impl Bench {
     fn command(&self, vendor: Vendor, args: &[&str], preload: bool, env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(&self.driver);
         cmd.args(args);
-        if self.quick && matches!(args.first(), Some(&"time") | Some(&"maps")) {
+        if self.quick && matches!(args.first(), Some(&"time") | Some(&"maps") | Some(&"warn")) {
             cmd.arg("quick");
         }
         if vendor == Vendor::Simulator && args.first() == Some(&"time") {
@@ -300,11 +303,14 @@ impl Bench {
         // cancels out (by default each count takes the way that was faster lately, which
         // differs from run to run).
         let fixed: &[Env] = &diag;
+        // The warned call, nothing logged (as in its timed figure).
+        let unlogged = [("REGCHECK_LOG", "off")];
         let targets = [
             ("regunreg", "regunreg", fixed),
             ("devptr", "devptr", fixed),
             ("xfer64", "xfer64", fixed),
             ("xfer1", "xfer1", fixed),
+            ("unregwarn", "unregwarn", &unlogged[..]),
             ("hixlreg_diag", "hixlreg", &diag[..]),
             ("hixlreg_fd", "hixlreg", &fd[..]),
         ];
@@ -427,7 +433,7 @@ fn calls(sys: Option<&BTreeMap<&'static str, f64>>, key: &str) -> String {
 fn table(
     main: &BTreeMap<Vendor, Pair>,
     ten: &BTreeMap<Vendor, Pair>,
-    maps: &Pair,
+    (maps, warn): (&Pair, &Pair),
     sim_off: &Pair,
     mem: &Pair,
     mem_regs: usize,
@@ -535,6 +541,16 @@ fn table(
         a,
         "< 5%",
         "",
+    );
+    row(
+        &mut t,
+        "aclrtHostUnregister of a pointer never registered: a warning on every call (ACL-HOSTUNREG-NOT-REGISTERED), REGCHECK_LOG=off",
+        Vendor::StandIn,
+        warn,
+        "unregwarn",
+        None,
+        "<= +600 ns",
+        &calls(sys, "unregwarn"),
     );
     t += &format!(
         "\nSystem calls regcheck adds per Hixl::RegisterMem + DeregisterMem on a listening engine no peer linked to (stand-in), the registration's own PROCMAP_QUERY included: {} counting the peers' connections with sock_diag netlink (REGCHECK_TEST_PEERS=diag; the kernel's answer walks its whole connection table), {} through /proc/self/fd (fd; grows with the process's descriptors); by default each count takes the way that was cheaper lately\n",

@@ -297,11 +297,11 @@ mod tests {
         assert!(f.fix.contains("aclrtHostUnregister(0x10000)"));
         let live = HostReg { after_reset: false, ..r };
         assert_eq!(check_overlap(0, Some(&live)).unwrap().action, None, "the rule's own action");
-        let f = check_unregister(0x10000, 1, false, None, Some(&r)).unwrap();
+        let f = check_unregister(0x10000, 1, false, None, Some(&r), false).unwrap();
         assert_eq!(f.action, Some(Action::Warn));
         assert!(f.problem.contains("device 0") && f.fix.contains("aclrtSetDevice(0)"), "{f:?}");
         let inside = HostReg { device: 1, base: 0xf000, ..live };
-        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r)).unwrap();
+        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r), false).unwrap();
         assert_eq!(f.action, Some(Action::Warn), "the pinned table answers by its base, whatever the device holds");
     }
 
