@@ -29,7 +29,7 @@ fn generate_header(root: &std::path::Path) {
     }
 }
 
-/// Link arguments of the cdylib (see the README, "The shared library's SONAME and exports"): the
+/// Link arguments of the cdylib (see docs/packaging.md, "The shared library's SONAME and exports"): the
 /// SONAME (`libregcheck.so.0.<minor>` before 1.0, `libregcheck.so.<major>` from 1.0 on) and
 /// the export list `link/regcheck.map`. Only the cdylib gets them; the staticlib and the rlib
 /// are untouched.

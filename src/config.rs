@@ -82,7 +82,7 @@ pub enum TestPanic {
     Record,
 }
 
-/// Every variable regcheck reads, with its one-line description (README and warnings).
+/// Every variable regcheck reads, with its one-line description (docs/usage.md and warnings).
 pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_MODE", "enforce (default), report, or off"),
     ("REGCHECK_RULES", "comma-separated ID=action (error, warn, info, off); a trailing * matches a prefix"),
@@ -556,10 +556,10 @@ mod tests {
     }
 
     #[test]
-    fn readme_documents_every_variable() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    fn the_guide_documents_every_variable() {
+        let usage = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/usage.md")).unwrap();
         for (name, _) in VARIABLES {
-            assert!(readme.contains(&format!("| `{name}` |")), "README.md does not document {name}");
+            assert!(usage.contains(&format!("| `{name}` |")), "docs/usage.md does not document {name}");
         }
     }
 

@@ -15,6 +15,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::callsite::{self, Site, Stack};
 use crate::config::{parse_filter, Config, LogFormat};
+use crate::rules::decision::Why;
 use crate::rules::{Action, Finding, RuleId, CATALOGUE};
 
 /// What regcheck did with the call a finding is about.
@@ -32,6 +33,12 @@ pub enum Outcome {
 
 /// Format one finding as a message line (without the `regcheck: <level>:` prefix).
 pub fn format_finding(call: &str, args: &str, f: &Finding, outcome: Outcome) -> String {
+    format_finding_why(call, args, f, outcome, None)
+}
+
+/// [`format_finding`], with the sentence that says why the finding is not applied at its
+/// severity ([`Why`]) after the problem.
+pub fn format_finding_why(call: &str, args: &str, f: &Finding, outcome: Outcome, why: Option<Why>) -> String {
     let what = match outcome {
         Outcome::Rejected(code) => {
             format!("rejected with {code} ({}); the vendor was not called", crate::codes::name(code))
@@ -43,7 +50,16 @@ pub fn format_finding(call: &str, args: &str, f: &Finding, outcome: Outcome) -> 
         Outcome::DryRun => "dry run".to_string(),
     };
     let subject = if f.arg.starts_with('(') { String::new() } else { format!("`{}`: ", f.arg) };
-    format!("[{}] {call}({args}): {subject}{}. Fix: {}. ({what})", f.rule.name(), f.problem, f.fix)
+    match why {
+        None => format!("[{}] {call}({args}): {subject}{}. Fix: {}. ({what})", f.rule.name(), f.problem, f.fix),
+        Some(why) => format!(
+            "[{}] {call}({args}): {subject}{}; {}. Fix: {}. ({what})",
+            f.rule.name(),
+            f.problem,
+            why.text(f.reject_code()),
+            f.fix
+        ),
+    }
 }
 
 static COUNTS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
@@ -135,8 +151,8 @@ pub fn with_frames(msg: &str, sites: &[Site]) -> String {
 
 /// Log a finding at the level its action asks for, count it, and keep rejections as the
 /// thread's last rejection. Returns the message.
-pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome) -> String {
-    let msg = format_finding(call, args, f, outcome);
+pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) -> String {
+    let msg = format_finding_why(call, args, f, outcome, why);
     let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
     if action == Action::Error {
         ERRORS.fetch_add(1, Ordering::Relaxed);
@@ -442,7 +458,7 @@ mod tests {
     #[test]
     fn last_rejection_is_per_thread() {
         let f = Finding::new(RuleId::AclHostregNull, "ptr", "is NULL", "x");
-        emit("aclrtHostRegisterV2", "", &f, Action::Error, Outcome::Rejected(100000));
+        emit("aclrtHostRegisterV2", "", &f, Action::Error, Outcome::Rejected(100000), None);
         assert!(last_rejection().contains("ACL-HOSTREG-NULL"));
         std::thread::spawn(|| assert_eq!(last_rejection(), "")).join().unwrap();
         assert!(count(RuleId::AclHostregNull) >= 1);

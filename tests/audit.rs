@@ -728,7 +728,7 @@ fn a_python_kv_connector_works_under_regcheck_in_two_processes() {
         } else {
             // What regcheck could not see is said, with how to make it sure.
             assert!(
-                o.stderr.contains("[HIXL-REG-HOST-ORIGIN]") && o.stderr.contains("regcheck cannot be sure"),
+                o.stderr.contains("[HIXL-REG-HOST-ORIGIN]") && o.stderr.contains("regcheck has no record to be sure"),
                 "{}",
                 describe(&o)
             );

@@ -1,6 +1,8 @@
-//! The README's rule of the house: every promise names the test that holds it. Every test the
-//! README's "Tests" section names (`path/to/file.rs::test_name`) must exist as a `#[test]`
-//! function of that file.
+//! The rule of the house: every promise of the README and the guide names the test that holds
+//! it. Every test the promise table of docs/testing.md ("What the tests promise") names
+//! (`path/to/file.rs::test_name`) must exist as a `#[test]` function of that file. And the rules
+//! docs/audit.md says need `LD_AUDIT` are exactly those that do. (Links, anchors and commands
+//! of the documentation: tests/docs.rs.)
 
 use std::path::Path;
 
@@ -28,14 +30,14 @@ fn has_test(source: &str, name: &str) -> bool {
 }
 
 #[test]
-fn every_test_the_readme_names_exists() {
+fn every_test_the_promise_table_names_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let start = readme.find("\n## Tests\n").expect("README has a Tests section");
-    let section = &readme[start + 1..];
+    let testing = std::fs::read_to_string(root.join("docs/testing.md")).unwrap();
+    let start = testing.find("\n## What the tests promise\n").expect("docs/testing.md has the promise table");
+    let section = &testing[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
     let refs = references(section);
-    assert!(refs.len() >= 40, "only {} tests named in the README's Tests section", refs.len());
+    assert!(refs.len() >= 40, "only {} tests named in docs/testing.md's promise table", refs.len());
     let mut missing = Vec::new();
     for (file, name) in &refs {
         let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
@@ -43,7 +45,7 @@ fn every_test_the_readme_names_exists() {
             missing.push(format!("{file}::{name}"));
         }
     }
-    assert!(missing.is_empty(), "the README names tests that do not exist: {missing:#?}");
+    assert!(missing.is_empty(), "docs/testing.md names tests that do not exist: {missing:#?}");
 }
 
 #[test]
@@ -56,17 +58,17 @@ fn the_reference_parser_finds_and_refuses() {
     assert!(!has_test(src, "three"));
 }
 
-/// "When regcheck can be sure" names every rule that judges by records of ACL calls: the ones
-/// that reject only under `LD_AUDIT`.
+/// docs/audit.md's "When regcheck can be sure" names every rule that judges by records of ACL
+/// calls: the ones that reject only under `LD_AUDIT`.
 #[test]
 fn the_rules_that_need_ld_audit_are_named() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find("### When regcheck can be sure").expect("the section");
-    let section = &readme[start..];
+    let audit = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/audit.md")).unwrap();
+    let start = audit.find("## When regcheck can be sure").expect("the section");
+    let section = &audit[start..];
     let section = &section[..section[4..].find("\n#").map_or(section.len(), |e| e + 4)];
     for r in regcheck::rules::CATALOGUE {
         let named = section.contains(&format!("`{}`", r.name));
-        let needs = r.id.records() == regcheck::rules::Records::Acl;
+        let needs = matches!(r.basis, regcheck::rules::Basis::Records { of: regcheck::rules::Records::Acl, .. });
         assert_eq!(named, needs, "{}: named {named}, needs LD_AUDIT {needs}", r.name);
     }
 }

@@ -6,6 +6,10 @@
 //! checked against the glibc symbol versions of the installed files (`objdump -T`) and with
 //! `auditwheel show`.
 //!
+//! The wheel is built as on a fresh machine: the packing tools' environment (`<target>/wheel/tools`)
+//! is made anew, and `cargo xtask wheel` runs with a `PATH` that has no cmake, ninja or make
+//! (every other program of `PATH` is there), so it must install what it needs itself.
+//!
 //! Needs python3 (with venv and pip), a C++ compiler, objdump, and PyPI: when PyPI cannot be
 //! reached the tests fail with that message; they do not skip.
 
@@ -22,6 +26,8 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 struct Env {
     wheel: PathBuf,
     venv: PathBuf,
+    /// What `cargo xtask wheel` printed.
+    built: String,
 }
 
 impl Env {
@@ -112,14 +118,53 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The programs a fresh machine lacks (Rust, gcc/g++ and python3 only): CMake's, and the build
+/// tools scikit-build-core would drive.
+const NOT_ON_A_FRESH_MACHINE: &[&str] =
+    &["cmake", "cmake3", "ctest", "cpack", "ccmake", "ninja", "ninja-build", "samu", "make", "gmake"];
+
+/// A `PATH` of one directory holding a link to every program of this `PATH` (the first of each
+/// name) but [`NOT_ON_A_FRESH_MACHINE`].
+fn path_without_cmake() -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("path-without-cmake");
+    for from in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
+        let Ok(entries) = fs::read_dir(&from) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let link = dir.join(&name);
+            let executable =
+                fs::metadata(entry.path()).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+            if executable && !NOT_ON_A_FRESH_MACHINE.contains(&&*name.to_string_lossy()) && !link.exists() {
+                std::os::unix::fs::symlink(entry.path(), &link)
+                    .unwrap_or_else(|e| panic!("cannot link {}: {e}", link.display()));
+            }
+        }
+    }
+    for tool in NOT_ON_A_FRESH_MACHINE {
+        assert!(!dir.join(tool).exists(), "{tool} is still on the PATH made without it");
+    }
+    dir.into_os_string()
+}
+
 fn setup() -> Env {
     let root = testkit::workspace_root();
     let dist = scratch("dist");
+    // The packing tools are installed as on a fresh machine, where their environment is new.
+    let tools = testkit::target_dir().join("wheel/tools");
+    if tools.exists() {
+        fs::remove_dir_all(&tools).unwrap_or_else(|e| panic!("cannot remove {}: {e}", tools.display()));
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
-    build.current_dir(&root).args(["run", "--quiet", "--package", "xtask", "--", "wheel", "--out"]).arg(&dist);
+    build
+        .current_dir(&root)
+        .args(["run", "--quiet", "--package", "xtask", "--", "wheel", "--out"])
+        .arg(&dist)
+        .env("PATH", path_without_cmake());
     let out = run_within(&mut build, BUILD_TIMEOUT);
     assert_ok(&out, "cargo xtask wheel");
+    let built = both(&out);
     let wheels: Vec<PathBuf> = fs::read_dir(&dist)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -131,7 +176,7 @@ fn setup() -> Env {
     let venv = scratch("venv");
     let out = run(clean(Command::new("python3").args(["-m", "venv"]).arg(&venv)));
     assert_ok(&out, "python3 -m venv (python3 with the venv module is needed)");
-    let env = Env { wheel, venv };
+    let env = Env { wheel, venv, built };
     let mut pip = env.cmd(env.python());
     pip.args(["-m", "pip", "install", "--disable-pip-version-check", "--quiet"]).arg(&env.wheel).args([
         "pytest",
@@ -162,6 +207,21 @@ fn env() -> &'static Env {
         Ok(env) => env,
         Err(msg) => panic!("setting up the wheel's environment failed:\n{msg}"),
     }
+}
+
+/// `cargo xtask wheel` needs no cmake, ninja or make of the machine's: with none on `PATH` and
+/// no packing tools yet, it installs scikit-build-core, CMake and Ninja from PyPI into the tools'
+/// environment, says so, and packs the wheel.
+#[test]
+fn the_wheel_is_packed_on_a_machine_without_cmake_or_make() {
+    let env = env();
+    let said = env.built.lines().find(|l| l.contains("installing from PyPI")).unwrap_or_else(|| {
+        panic!("cargo xtask wheel did not say what it installed into a new tools environment:\n{}", env.built)
+    });
+    for package in ["scikit-build-core", "cmake", "ninja"] {
+        assert!(said.split_whitespace().any(|w| w == package), "{package} not named in: {said}");
+    }
+    assert!(env.wheel.is_file());
 }
 
 /// The ELF files the wheel installed (the command, the libraries, the simulator's libraries).

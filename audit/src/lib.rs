@@ -3,7 +3,7 @@
 //! cannot reach: `dlsym(handle, name)` on the vendor's own handle (C/C++ adapters, Python
 //! `ctypes.CDLL`).
 //!
-//! How it works (see the README, "Reaching ctypes and dlsym callers"):
+//! How it works (see docs/audit.md):
 //!
 //! * `la_objopen` classifies each loaded object by file name (see [`names`]): the
 //!   `libregcheck.so` of the application's namespace (`LM_ID_BASE`; also any object exporting

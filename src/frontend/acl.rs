@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use super::{decide, run, run_unrecorded, Verdict};
+use super::{decide, run, run_unrecorded, Api, Verdict};
 use crate::codes::acl as code;
 use crate::platform::{memlock, memmap};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
@@ -105,9 +105,13 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
 
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
+    // Memory that is the heap, a stack or a regular file's mapping is certainly not from
+    // aclrtMallocHost, whatever regcheck's records lack.
+    let mut not_malloc_host = false;
     let locked = match memmap::query(start, end, want_lock_state) {
         Ok(view) => {
             findings.extend(rules::check_memory(start, end, &view));
+            not_malloc_host = rules::certainly_not_malloc_host(&view);
             if by_malloc_host {
                 Locked::ByMallocHost
             } else if want_lock_state {
@@ -127,7 +131,16 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
             }
         }
     };
-    findings.extend(rules::check_locking(a, locked, &rt.kernel));
+    findings.extend(rules::check_locking(a, locked, &rt.kernel).into_iter().map(|f| {
+        // What the memory is: certain when mlocked, or when it cannot be aclrtMallocHost's.
+        if (f.rule == crate::rules::RuleId::AclHostregPageableOldKernel && not_malloc_host)
+            || (f.rule == crate::rules::RuleId::AclHostregPinnedLocked && locked == Locked::Mlocked)
+        {
+            f.with_evidence(crate::rules::Evidence::Certain)
+        } else {
+            f
+        }
+    }));
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
@@ -141,7 +154,7 @@ fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
     if findings.is_empty() {
         return Ok((a, device));
     }
-    match decide(rt, a.call.name(), &reg_args_text(&a), &findings) {
+    match decide(rt, Api::C, a.call.name(), &reg_args_text(&a), &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok((a, device)),
     }
@@ -156,6 +169,7 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, ret: i32) {
     }
     if let Some((start, end)) = a.range() {
         state::with(|s| {
+            s.host_unregs.forget(device, start);
             // A PINNED-only record kept through a device reset that the vendor has just
             // registered over was gone (the driver path): it makes way.
             while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
@@ -185,7 +199,7 @@ fn explain_overlap_elsewhere(rt: &Runtime, a: &RegArgs, device: i32) {
         None => s.host_regs.overlapping_elsewhere(device, start, end).copied(),
     });
     if let Some(r) = other {
-        let _ = decide(rt, a.call.name(), &reg_args_text(a), &[rules::check_overlap_elsewhere(device, &r)]);
+        let _ = decide(rt, Api::C, a.call.name(), &reg_args_text(a), &[rules::check_overlap_elsewhere(device, &r)]);
     }
 }
 
@@ -228,25 +242,31 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             let device = queries::device().unwrap_or(-1);
             let p = ptr as usize;
-            let (exact, containing, elsewhere) = state::read(|s| {
+            let (exact, containing, elsewhere, unregistered) = state::read(|s| {
                 let exact = s.host_regs.exact(device, p).copied();
                 let elsewhere = match exact {
                     Some(_) => None,
                     None => s.host_regs.pinned_base_elsewhere(device, p).copied(),
                 };
-                (exact, s.host_regs.containing(device, p).copied(), elsewhere)
+                (exact, s.host_regs.containing(device, p).copied(), elsewhere, s.host_unregs.seen(device, p))
             });
-            let findings: Vec<Finding> =
-                rules::check_unregister(p, device, exact.is_some(), containing.as_ref(), elsewhere.as_ref())
-                    .into_iter()
-                    .collect();
+            let findings: Vec<Finding> = rules::check_unregister(
+                p,
+                device,
+                exact.is_some(),
+                containing.as_ref(),
+                elsewhere.as_ref(),
+                unregistered,
+            )
+            .into_iter()
+            .collect();
             // Which record the vendor's answer is about: this device's, else the pinned-only
             // one of another device the runtime's process-wide table may hold.
             let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
             if findings.is_empty() {
                 return Ok(record);
             }
-            match decide(rt, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(record),
             }
@@ -257,7 +277,13 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             // A failed unregister keeps the entry: the registration is still live (another
             // device's too: on the driver path it is that device's driver's). One kept through
             // a reset that the vendor refused was gone with the device (the driver path).
-            if *ret == code::SUCCESS || after_reset {
+            if *ret == code::SUCCESS {
+                state::with(|s| {
+                    if s.host_regs.remove(device, ptr as usize).is_some() {
+                        s.host_unregs.note(device, ptr as usize);
+                    }
+                });
+            } else if after_reset {
                 state::with(|s| s.host_regs.remove(device, ptr as usize));
             }
         },
@@ -313,7 +339,7 @@ fn explain_interior(p: usize) {
         let device = queries::device().unwrap_or(-1);
         let Some(r) = state::read(|s| s.host_regs.containing(device, p).copied()) else { return };
         let f = rules::check_devptr_interior(p, device, &r);
-        let _ = decide(rt, "aclrtHostGetDevicePointer", &format!("pHost=0x{p:x}, pDevice=set, flag=0"), &[f]);
+        let _ = decide(rt, Api::C, "aclrtHostGetDevicePointer", &format!("pHost=0x{p:x}, pDevice=set, flag=0"), &[f]);
     });
 }
 
@@ -334,7 +360,7 @@ fn devptr_verdict(
         return Ok(());
     }
     let args = format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
-    match decide(rt, "aclrtHostGetDevicePointer", &args, &findings) {
+    match decide(rt, Api::C, "aclrtHostGetDevicePointer", &args, &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok(()),
     }
@@ -425,7 +451,7 @@ unsafe fn free_host_by(call: &'static str, host_ptr: *mut c_void, forward: impl 
             if findings.is_empty() {
                 return Ok(());
             }
-            match decide(rt, call, &format!("hostPtr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, call, &format!("hostPtr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),
             }

@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::{Mode, TestPanic};
 use crate::report::{self, Outcome};
-use crate::rules::{Action, Finding};
+use crate::rules::decision::{self, Basis, Caller, Case, Decision, Enforcement, Gap, Harm, Level, Why};
+use crate::rules::{Action, Finding, Records};
 use crate::state::{self, Runtime};
 
 thread_local! {
@@ -197,85 +198,120 @@ pub enum Verdict {
     Reject(i64),
 }
 
-/// Log every finding at its rule's action and decide: the first finding whose action is
-/// `error` rejects the call with its rule's code (in enforce mode).
+/// Which kind of API a call belongs to: what decides whether the records of its own earlier
+/// calls can lack calls ([`crate::rules::Records::Own`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// C functions (the ACL runtime, the HixlCS API): a caller can reach them through `dlsym`
+    /// or `ctypes`, past `LD_PRELOAD`.
+    C,
+    /// C++ members (`hixl::Hixl`): bound by the dynamic linker, never looked up by name.
+    Cpp,
+}
+
+/// Why the records a rule judges by may lack calls, in this process now (`None`: whole).
+fn gap(records: Records, api: Api) -> Option<Gap> {
+    if RECORDS_UNCERTAIN.load(Ordering::Relaxed) {
+        return Some(Gap::InternalFailure);
+    }
+    if records == Records::Own && api == Api::Cpp {
+        return None;
+    }
+    let t = crate::platform::audit::tracking();
+    if !t.audited {
+        Some(Gap::NoAudit)
+    } else if !t.at_start {
+        Some(Gap::LoadedLate)
+    } else {
+        None
+    }
+}
+
+/// Decide on a call's findings ([`crate::rules::decision`]), log each as decided, and say
+/// whether the call is rejected: with the code of the first finding that rejects.
 ///
-/// A rejection needs certainty. A finding that judges the call by regcheck's records of
-/// earlier calls is only a warning when those records may lack calls (after an internal
-/// failure; without the `LD_AUDIT` module, whose absence lets `ctypes`/`dlsym` callers past;
-/// when regcheck was loaded late): its message says why and how to make it sure. And a call
-/// the vendor's own libraries make (`libcann_hixl.so` registering host memory with ACL) is the
-/// vendor's: it is forwarded untouched, with a debug line.
-pub fn decide(rt: &Runtime, call: &str, args: &str, findings: &[Finding]) -> Verdict {
-    if findings.iter().all(|f| rt.action_for(f) == Action::Off) {
+/// Who made the call is asked (a stack unwind) only when it matters: for a finding judged by
+/// records that would not crash, which is the vendor's business on its own calls.
+pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Finding]) -> Verdict {
+    let severities: Vec<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
+    if severities.iter().all(|a| *a == Action::Off) {
         return Verdict::Forward;
     }
-    if crate::callsite::call_from_vendor() {
-        log::debug!(
-            target: "regcheck",
-            "{call}({args}) is made by the vendor's own library ({}); forwarded untouched: {}",
-            crate::callsite::caller_object().unwrap_or_default(),
-            findings.iter().map(|f| f.rule.name()).collect::<Vec<_>>().join(", ")
-        );
-        return Verdict::Forward;
-    }
-    let uncertain = RECORDS_UNCERTAIN.load(Ordering::Relaxed);
-    let tracking = crate::platform::audit::tracking();
-    // The action of each finding, and why regcheck cannot be sure of it when that lowered it.
-    let judged: Vec<(Action, Option<&'static str>)> = findings
+    let mode = if rt.mode() == Mode::Report { Enforcement::Report } else { Enforcement::Enforce };
+    let mut caller = None;
+    let decisions: Vec<Decision> = findings
         .iter()
-        .map(|f| match rt.action_for(f) {
-            Action::Error if uncertain && f.rule.judges_by_records() => {
-                rt.note_once("records-uncertain", log::Level::Warn, || {
-                    "after an internal failure, regcheck's records may be incomplete: rules that judge a call by them now warn instead of rejecting".to_string()
-                });
-                (Action::Warn, None)
-            }
-            Action::Error if !f.rule.records().whole(call, tracking) => (Action::Warn, tracking.gap()),
-            // A warning by records that may lack calls says so too.
-            a @ (Action::Warn | Action::Info) if !f.rule.records().whole(call, tracking) => (a, tracking.gap()),
-            a => (a, None),
+        .zip(&severities)
+        .map(|(f, &severity)| {
+            let info = f.rule.info();
+            let asks_caller = severity != Action::Off && info.basis.by_records() && info.harm != Harm::Crash;
+            let caller = if asks_caller {
+                *caller.get_or_insert_with(|| {
+                    if crate::callsite::call_from_vendor() {
+                        Caller::Vendor
+                    } else {
+                        Caller::Application
+                    }
+                })
+            } else {
+                Caller::Application
+            };
+            let gap = match info.basis {
+                Basis::Facts => None,
+                Basis::Records { of, .. } => gap(of, api),
+            };
+            decision::decide(&Case {
+                severity,
+                basis: info.basis,
+                evidence: f.evidence,
+                harm: info.harm,
+                caller,
+                gap,
+                mode,
+            })
         })
         .collect();
-    let reject = findings.iter().zip(&judged).find(|(_, (a, _))| *a == Action::Error).map(|(f, _)| f.reject_code());
-    let outcome = match (reject, rt.mode()) {
-        (Some(code), Mode::Enforce) => Outcome::Rejected(code),
-        (Some(code), _) => Outcome::ReportOnly(code),
-        (None, _) => Outcome::Forwarded,
+    if decisions.iter().any(|d| {
+        matches!(
+            d.why,
+            Some(Why::Seen { gap: Gap::InternalFailure, .. } | Why::Unknown { gap: Gap::InternalFailure, .. })
+        )
+    }) {
+        rt.note_once("records-uncertain", log::Level::Warn, || {
+            "after an internal failure, regcheck's records may be incomplete: findings judged by them are no longer enforced".to_string()
+        });
+    }
+    let reject = findings.iter().zip(&decisions).find(|(_, d)| d.reject).map(|(f, _)| f.reject_code());
+    let report_only =
+        findings.iter().zip(&decisions).find(|(_, d)| d.why == Some(Why::ReportMode)).map(|(f, _)| f.reject_code());
+    let outcome = match (reject, report_only) {
+        (Some(code), _) => Outcome::Rejected(code),
+        (None, Some(code)) => Outcome::ReportOnly(code),
+        (None, None) => Outcome::Forwarded,
     };
-    for (f, (action, gap)) in findings.iter().zip(judged) {
-        if action == Action::Off {
-            continue;
-        }
-        match gap {
-            None => {
-                report::emit(call, args, f, action, outcome);
+    for (f, d) in findings.iter().zip(&decisions) {
+        match d.level {
+            Level::Off => {}
+            Level::Debug => {
+                if log::log_enabled!(target: "regcheck", log::Level::Debug) {
+                    log::debug!(
+                        target: "regcheck",
+                        "[{}] {call}({args}) is made by the vendor's own library ({}): {}: {}",
+                        f.rule.name(),
+                        crate::callsite::caller_object().unwrap_or_default(),
+                        f.problem,
+                        Why::VendorsOwn.text(f.reject_code())
+                    );
+                }
             }
-            Some(gap) => {
-                let rejects = rt.action_for(f) == Action::Error;
-                let unsure =
-                    Finding { problem: format!("{}; {}", f.problem, unsure_text(f, gap, rejects)), ..f.clone() };
-                report::emit(call, args, &unsure, action, outcome);
+            level => {
+                let why = d.why.filter(|w| *w != Why::ReportMode);
+                report::emit(call, args, f, level.action(), outcome, why);
             }
         }
     }
     match outcome {
         Outcome::Rejected(code) => Verdict::Reject(code),
         _ => Verdict::Forward,
-    }
-}
-
-/// What a finding by records that may lack calls says: why regcheck cannot be sure, and (for
-/// one that would have rejected) that it warns instead.
-fn unsure_text(f: &Finding, gap: &str, rejects: bool) -> String {
-    if rejects {
-        format!(
-            "regcheck cannot be sure of this ({gap}), so it warns instead of rejecting with {}: run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) and it rejects what it then knows",
-            f.reject_code()
-        )
-    } else {
-        format!(
-            "regcheck cannot be sure of this ({gap}): run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) to know"
-        )
     }
 }

@@ -2,6 +2,7 @@
 //! does and its source; and the field reports the sources cite. `rules_md` renders it as
 //! `docs/rules.md`.
 
+use super::decision::{Basis, Evidence, Harm, Records};
 use super::{Action, Engine, Family, RuleId, RuleInfo};
 
 /// The catalogue, in [`RuleId::ALL`] order.
@@ -17,6 +18,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the start of the host buffer (and, for aclrtHostRegister, where to store the device pointer)",
         vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostRegisterV2Impl`, `aclrtHostRegisterImpl`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference; vendor returns 100000 (field failure A3)",
     },
     RuleInfo {
@@ -30,6 +33,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the buffer's size in bytes; a size rounded down to 0 means the buffer is smaller than one page",
         vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostRegisterV2Impl`, `aclrtHostRegisterImpl`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference; field failure A3",
     },
     RuleInfo {
@@ -43,6 +48,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the buffer's real size",
         vendor: "the runtime passes it on (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); the closed driver answers 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "regcheck (an impossible range)",
     },
     RuleInfo {
@@ -56,6 +63,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate with posix_memalign(page size, ...) or mmap, or over-allocate aclrtMallocHost memory by one page and round the pointer up",
         vendor: "the runtime passes it on (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); the closed driver rejects it with 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "aclrtHostRegisterV2 reference (\"must be 4 KB page-aligned\"); field failure A1 (driver returns 507899)",
     },
     RuleInfo {
@@ -69,6 +78,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "round the size up to a whole number of pages (and allocate that much)",
         vendor: "the closed driver answers 507899 on some versions (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failure A2 (507899 on some versions)",
     },
     RuleInfo {
@@ -82,6 +93,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "use ACL_HOST_REG_MAPPED (0x2), ACL_HOST_REG_PINNED (0x10000000), or both OR-ed",
         vendor: "rejects V2 with 107000 (hicann/runtime `src/runtime/api/impl/api_error.cc`, `ApiErrorDecorator::HostRegisterV2`) and a V1 type outside the valid bits with 207000 (`ApiErrorDecorator::HostRegister`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "aclrtHostRegisterV2 reference (flag); CANN API reference; field failure A4",
     },
     RuleInfo {
@@ -95,6 +108,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "use ACL_HOST_REG_MAPPED, which every release documents; keep IOMEMORY/READONLY only where your CANN release documents them",
         vendor: "accepts them: `ApiErrorDecorator::HostRegisterV2` (hicann/runtime `src/runtime/api/impl/api_error.cc`) lets the bits through, `ApiImpl::HostRegisterV2` (`api_impl.cc`) maps such a registration like MAPPED, and `NpuDriver::HostRegister` (`src/runtime/driver/npu_driver_mem.cc`) passes them to the driver; the vendor's test expects success (`tests/ut/runtime/runtime/test/platform/910B/rt_utest_api_cloudv2.cc`); documented as reserved",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Accepted,
         source: "aclrtHostRegisterV2 reference (\"This is a reserved option\"); field failure A4",
     },
     RuleInfo {
@@ -108,6 +123,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "drop ACL_HOST_REG_PINNED: the memory is page-locked already; register it with ACL_HOST_REG_MAPPED only",
         vendor: "depends on the registration path, which regcheck cannot see: with the driver's pinned-register feature the runtime passes PINNED to the closed driver, which refuses it on page-locked memory (documentation only); without it (`ApiImpl::HostRegisterV2`, hicann/runtime `src/runtime/api/impl/api_impl.cc`, `IsSupportPinRegister` false) the runtime keeps PINNED in its own tables and strips it before the driver call, and MAPPED|PINNED on aclrtMallocHost memory succeeds",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "aclrtHostRegisterV2 reference (PINNED is for non-page-locked memory); field failure A5",
     },
     RuleInfo {
@@ -121,6 +138,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate the buffer with aclrtMallocHost (page-locked), or mlock it, or run on a kernel newer than the threshold",
         vendor: "the closed driver raises an exception (documentation only)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Unknown },
+        harm: Harm::Crash,
         source: "aclrtHostRegisterV2 reference (\"5.10 or earlier ... will cause exceptions\"); field failure A13",
     },
     RuleInfo {
@@ -134,6 +153,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register only memory you allocated, with its real size; a freed buffer cannot be registered",
         vendor: "the closed driver answers 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "regcheck (driver returns 507899)",
     },
     RuleInfo {
@@ -147,6 +168,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "copy the data into anonymous memory (mmap MAP_ANONYMOUS, posix_memalign, aclrtMallocHost) or use shared memory (memfd, /dev/shm)",
         vendor: "the closed driver answers 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference; field failures (507899 for file-backed mmap)",
     },
     RuleInfo {
@@ -160,6 +183,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register heap or mmap memory that outlives the call; stack memory is reused as soon as the function returns",
         vendor: "the closed driver answers 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failures (507899; CUDA crash on a stack variable)",
     },
     RuleInfo {
@@ -173,6 +198,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register writable memory (mprotect PROT_READ|PROT_WRITE, or copy into a writable buffer)",
         vendor: "the closed driver answers 507899 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failures (507899 for read-only mappings)",
     },
     RuleInfo {
@@ -186,6 +213,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "aclrtHostRegister* a range once per device: the same range again fails too (unlike HIXL's RegisterMem, which returns the existing handle for an identical registration); to change it, aclrtHostUnregister the existing registration first",
         vendor: "rejects with 507910 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2` via `CheckMemoryRangeRegistered` or the driver; `api_error.cc`, `ApiErrorDecorator::HostRegisterV2`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "CANN API reference (507910); field failure A7",
     },
     RuleInfo {
@@ -199,6 +228,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "run on Atlas A2, Atlas A3 or Ascend 950PR/950DT; on other products copy through device memory (aclrtMemcpy)",
         vendor: "rejects with 207000 where the chip's feature table lacks RT_FEATURE_MEM_HOST_REGISTER (hicann/runtime `src/runtime/driver/npu_driver_mem.cc`, `NpuDriver::HostRegister`; tables in `src/runtime/config/*/dev_info_reg.cc`: dc, mini, adc and others); the cloud (training) chip has the feature and registers (`config/cloud/dev_info_reg.cc`; `tests/ut/runtime/runtime/test/platform/cloud/rt_utest_npu_driver.cc` expects success), so there the rule warns",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "aclrtHostRegisterV2 reference (Applicable Products); CANN API reference; field failure A10",
     },
     RuleInfo {
@@ -212,6 +243,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "call aclrtSetDevice(id) on this thread, or aclrtSetCurrentContext(ctx) with a context from aclrtGetCurrentContext on the thread that created it",
         vendor: "rejects with 107002 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`, `ApiImpl::HostRegister`: no current context)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference (107002); field failure A9",
     },
     RuleInfo {
@@ -225,6 +258,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "raise the limit (ulimit -l unlimited, --ulimit memlock=-1 for containers) or grant CAP_IPC_LOCK",
         vendor: "the closed driver fails to pin (\"Unable to pin host memory\"; documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failure A11",
     },
     RuleInfo {
@@ -238,6 +273,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register in chunks (e.g. 16 GiB each); very large single registrations fail with 207001",
         vendor: "very large single registrations fail with 207001 (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failure A12",
     },
     RuleInfo {
@@ -251,6 +288,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "add ACL_HOST_REG_MAPPED where bandwidth matters",
         vendor: "accepts it (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2`); transfers are slower",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Accepted,
         source: "field failure A17",
     },
     RuleInfo {
@@ -264,6 +303,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the same pointer that was registered, once",
         vendor: "rejects with 507911 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostUnregister`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "CANN API reference (507911); field failure A8",
     },
     RuleInfo {
@@ -277,6 +318,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the registered host pointer and the address of a void* to receive the device pointer",
         vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostGetDevicePointerImpl`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference",
     },
     RuleInfo {
@@ -290,6 +333,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass 0 as flag (the argument order is pHost, pDevice, flag)",
         vendor: "rejects with 100000 (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtHostGetDevicePointerImpl`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "CANN API reference; field failure A6",
     },
     RuleInfo {
@@ -303,6 +348,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register the buffer with ACL_HOST_REG_MAPPED on the current device first",
         vendor: "rejects with 107000 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostGetDevicePointer`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "CANN API reference (107000); field failure A6",
     },
     RuleInfo {
@@ -316,6 +363,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "call aclrtHostUnregister on each registration before aclrtFreeHost",
         vendor: "frees it (hicann/runtime `src/acl/aclrt_impl/memory.cpp`, `aclrtFreeHostImpl`); documented as unpredictable",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Crash,
         source: "CANN API reference (\"unpredictable behaviour\"); field failure A16",
     },
     RuleInfo {
@@ -329,6 +378,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass a pointer this process allocated and the allocation's real size",
         vendor: "does not check the range: the driver fails with 507899 (ACL_ERROR_RT_DRV_INTERNAL_ERROR)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "regcheck (an impossible host range)",
     },
     RuleInfo {
@@ -342,6 +393,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "ask for the device pointer of the registered base and add the offset",
         vendor: "answers 107000 and sets `*pDevice` to NULL (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostGetDevicePointer`, when the driver answers NOT_SUPPORT; `src/runtime/core/src/common/register_memory.cc`, `GetMappedDevicePointer`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "hicann/runtime code (the runtime-table path); issue 27",
     },
     RuleInfo {
@@ -355,6 +408,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "call Initialize first (and do not use an instance after Finalize)",
         vendor: "every engine rejects with 503900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::RegisterMem` and siblings)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "HIXL code (FAILED before Initialize); field failure B5",
     },
     RuleInfo {
@@ -368,6 +423,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the start address of the buffer",
         vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::RegisterMem`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code; field failure B4",
     },
     RuleInfo {
@@ -381,6 +438,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the buffer's length in bytes",
         vendor: "fabric_mem rejects with 103900 (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterMem`), and so does HixlCSClientRegMem (`src/hixl/cs/hixl_mem_store.cc`, `CheckMemoryForRegister`); comm and hixl_cs's Hixl::RegisterMem record the empty region",
         engines: &[(Engine::FabricMem, Action::Error)],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "field failure B4",
     },
     RuleInfo {
@@ -394,6 +453,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the buffer's real length",
         vendor: "rejects with 103900 (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::RegisterMem`; `src/hixl/fabric_mem/fabric_mem_memory.cc`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code; field failure B4",
     },
     RuleInfo {
@@ -407,6 +468,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass hixl::MEM_DEVICE for aclrtMalloc memory or hixl::MEM_HOST for host memory",
         vendor: "treats any value but MEM_DEVICE as MEM_HOST (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::RegisterMem`): device memory declared so fails at transfer",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code; field failure B11",
     },
     RuleInfo {
@@ -420,6 +483,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register whole allocations once; an identical (addr, len, type) registration returns the existing handle",
         vendor: "hixl_cs and fabric_mem reject with 103900 (hicann/hixl `src/hixl/engine/hixl_server.cc`, `CheckAddrOverlap`; `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FindExistingHandleForOverlap`); comm: HCCL refuses it (documentation only); HixlCSServerRegMem checks only the memory type against its endpoints and hands an overlap to the closed hcomm (`src/hixl/cs/hixl_cs_server.cc`, `HixlCSServer::RegisterMem`): a warning there",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL code (\"does not support overlapped memory region\"); field failure B3",
     },
     RuleInfo {
@@ -433,6 +498,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register whole allocations (one per pool), not one region per tensor",
         vendor: "no engine counts; beyond the documented limit devices run out of memory (documentation only)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference (at most 4,000 memory objects per instance); field failure B2",
     },
     RuleInfo {
@@ -446,6 +513,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register fewer, larger regions",
         vendor: "no engine counts (documentation only)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference; field failure B2",
     },
     RuleInfo {
@@ -459,6 +528,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register less host memory, or upgrade the driver (HDK 25.5.0 or later allows 1 TiB)",
         vendor: "HCCL fails (\"out of PTEs\"; documentation only)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference; field failure B1",
     },
     RuleInfo {
@@ -472,6 +543,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register less device memory on this instance",
         vendor: "documentation only",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL API reference (device memory at most 50 GB)",
     },
     RuleInfo {
@@ -485,6 +558,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register all local memory before Connect (links made before cannot see the region), or Disconnect, register, and Connect again",
         vendor: "accepts it, but links made before do not carry the region: comm channels bind registrations when linked (hicann/hixl `src/llm_datadist/adxl/comm_channel.cc`), hixl_cs sends the memory list at Connect (`src/hixl/engine/hixl_engine.cc`, `HixlEngine::Connect`); transfers into it over those links fail",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference (\"Before calling Connect ... register all local memories\"); field failure B6",
     },
     RuleInfo {
@@ -498,6 +573,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "call RegisterMem on the Initialize thread, or aclrtSetCurrentContext(ctx) on this thread with the context aclrtGetCurrentContext returned there",
         vendor: "accepts it: every engine switches to the ACL context it made at Initialize around each call (hicann/hixl `src/llm_datadist/adxl/adxl_inner_engine.cc`, `TemporaryRtContext`; `src/hixl/common/optional_aclrt_context.cc`, `GetContextGuard`; `src/hixl/engine/fabric_mem_engine.cc`), in every published release (8.5.0 on)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference (same thread as Initialize); field failure B12",
     },
     RuleInfo {
@@ -511,6 +588,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate host memory to register with aclrtMallocHost",
         vendor: "accepts it: registration checks only the range (hicann/hixl `src/hixl/engine/hixl_impl.cc`; `src/llm_datadist/adxl/channel_msg_handler.cc`), and the vendor's own Python test registers a ctypes buffer as MEM_HOST and expects success (`tests/python/test_hixl_engine_api.py`); on hardware the transfers of such memory fail later in HCCL (documentation only; field failure B8). The fabric memory engine registers memory of its own allocator or VMM mappings (`src/hixl/fabric_mem/fabric_mem_memory.cc`): not checked there",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Unknown },
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference; field failure B8",
     },
     RuleInfo {
@@ -524,6 +603,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate host memory with malloc/posix_memalign/mmap instead of aclrtMallocHost",
         vendor: "documentation only",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference; field failure B9",
     },
     RuleInfo {
@@ -537,6 +618,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register only memory you allocated, with its real size",
         vendor: "not checked; HCCL fails later (documentation only)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "regcheck (fails later inside HCCL)",
     },
     RuleInfo {
@@ -550,6 +633,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate device memory with aclrtMalloc (or declare host memory as MEM_HOST)",
         vendor: "not checked: device addresses go to HCCL as given",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Unknown },
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference; field failure B11",
     },
     RuleInfo {
@@ -563,6 +648,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "allocate with aclrtMalloc(..., ACL_MEM_MALLOC_HUGE_ONLY)",
         vendor: "HCCS fails (EINVAL; documentation only)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference; field failure B10",
     },
     RuleInfo {
@@ -576,6 +663,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the handle RegisterMem returned",
         vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/hixl_impl.cc`, `Hixl::HixlImpl::DeregisterMem`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code (PARAM_INVALID)",
     },
     RuleInfo {
@@ -589,6 +678,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "deregister each handle once, on the instance that returned it",
         vendor: "Hixl::DeregisterMem returns SUCCESS and logs a warning (hicann/hixl `src/llm_datadist/adxl/channel_msg_handler.cc`, `ChannelMsgHandler::DeregisterMem`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::DeregisterMem`); HixlCSServerUnregMem refuses an unknown handle with 103900 (`src/hixl/cs/hixl_cs_server.cc`; `tests/cpp/hixl/cs/`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Unknown },
+        harm: Harm::Accepted,
         source: "HIXL API reference; field failure B7",
     },
     RuleInfo {
@@ -602,6 +693,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "Disconnect every remote engine first",
         vendor: "hixl_cs refuses it with 503900 while its own clients (links to peers) exist (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `HixlEngine::DeregisterMem`), fabric_mem while its own channels exist (`src/hixl/engine/fabric_mem_engine.cc`, `FabricMemEngine::DeregisterMem`); comm accepts it (`src/llm_datadist/adxl/channel_msg_handler.cc`) and the peer's later transfers into the region fail",
         engines: &[(Engine::Comm, Action::Warn)],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL code (\"All clients must be disconnected\"); field failure B7",
     },
     RuleInfo {
@@ -615,6 +708,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "Connect to the remote engine first",
         vendor: "rejects with 103902 (hicann/hixl `src/llm_datadist/adxl/adxl_inner_engine.cc`, `AdxlInnerEngine::TransferSync`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::AutoConnect`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "HIXL code (NOT_CONNECTED)",
     },
     RuleInfo {
@@ -628,6 +723,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass at least one op with non-zero addresses and length",
         vendor: "rejects with 103900 (hicann/hixl `src/hixl/engine/comm_engine.cc`, `CommEngine::TransferSync`; `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`; `src/hixl/fabric_mem/fabric_mem_memory.cc`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code",
     },
     RuleInfo {
@@ -641,6 +738,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register the local buffer (before Connect) and keep each op inside one registered region",
         vendor: "hixl_cs rejects with 103900 (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`; adjacent registrations merge, `CheckMergedRegionsAccess`); fabric_mem translates local ranges through its host registrations only when the first op's local address is host memory and rejects one outside them (`src/hixl/fabric_mem/fabric_mem_transfer_service.cc`, `NeedTransLocalAddr`; `fabric_mem_memory.cc`, `TranslateLocalHostOpAddrs`), and checks no local device range; comm stages a TransferSync through its buffer pool (`src/llm_datadist/adxl/adxl_inner_engine.cc`, `TransferSyncViaBuffer`: works, slower) but fails with the pool off (\"0:0\"), for TransferAsync, and with mixed transfer types (103900, `GetTransferType`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference (local addresses must be registered); field failures (bounce-buffer copies)",
     },
     RuleInfo {
@@ -654,6 +753,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "DeregisterMem every handle before Finalize",
         vendor: "releases them at Finalize",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Accepted,
         source: "regcheck (leak report)",
     },
     RuleInfo {
@@ -667,6 +768,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "register from the 2 MiB-aligned start of an ACL_MEM_MALLOC_HUGE_ONLY allocation (and keep offsets multiples of 2 MiB)",
         vendor: "documentation only",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Accepted,
         source: "HIXL RegisterMem reference (HCCS device-to-device wants 2 MB-aligned addresses); field failure B10",
     },
     RuleInfo {
@@ -680,6 +783,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "fix or drop the option (the vendor answers the call itself)",
         vendor: "the engine's Initialize refuses it with 103900 (hicann/hixl `src/hixl/engine/hixl_options.cc`, `HixlOptions::Parse`, `CheckSupportedOptions`; `src/hixl/engine/hixl_engine.cc`, `HixlEngine::Initialize`; `src/hixl/engine/fabric_mem_engine.cc`; `src/llm_datadist/adxl/adxl_inner_engine.cc`, `ParseBufferPoolParams`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL code",
     },
     RuleInfo {
@@ -693,6 +798,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "use fabric memory only on Atlas A3 with HDK 25.5 or later (26.0 to register VMM-mapped memory); elsewhere drop EnableUseFabricMem",
         vendor: "the fabric memory engine needs the A3 driver's fabric memory (documentation only: hicann/hixl `examples/cpp/README.md`)",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "HIXL samples README (FabricMem: Atlas A3, HDK 25.5 or later)",
     },
     RuleInfo {
@@ -706,6 +813,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "upgrade the driver to HDK 26.0 or later, or allocate the memory with the engine's own allocator",
         vendor: "registers memory it did not allocate through aclrtMemRetainAllocationHandle (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterForeignMem`), which HDK 25.5 lacks (`examples/cpp/README.md`)",
         engines: &[],
+        basis: Basis::Records { of: Records::Acl, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL samples README (VMM memory needs HDK 26.0)",
     },
     RuleInfo {
@@ -719,6 +828,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "have the peer register all its memory before peers connect, and keep each op inside one of its regions",
         vendor: "hixl_cs rejects with 103900 (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`, `BatchValidateMemoryAccess`: \"Server memory verification failed\"), fabric_mem too (`src/hixl/fabric_mem/fabric_mem_transfer_service.cc`, `AppendRemoteTranslatedOps`); comm stages a TransferSync whose remote range it cannot find (`src/llm_datadist/adxl/adxl_inner_engine.cc`, `GetTransferType`), and fails otherwise (\"Can't find remoteBuffer by key\")",
         engines: &[],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Unknown },
+        harm: Harm::Fails,
         source: "HIXL RegisterMem reference; field failure B6",
     },
     RuleInfo {
@@ -732,6 +843,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "pass the address of host memory this process allocated and its real length",
         vendor: "checks only that addr + len does not overflow (hicann/hixl `src/hixl/common/segment.cc`, `Segment::AddRange`); the range fails later, in the transport",
         engines: &[],
+        basis: Basis::Facts,
+        harm: Harm::Fails,
         source: "regcheck (an impossible host range); field failure B4",
     },
     RuleInfo {
@@ -745,6 +858,8 @@ pub static CATALOGUE: &[RuleInfo] = &[
         fix: "connect to a peer engine (another instance, with its own local_engine)",
         vendor: "hixl_cs rejects it with 103900 (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `HixlEngine::Connect`: \"Do not support connection with self\"); the comm engine cannot make a rank table with itself (`src/llm_datadist/adxl/channel_msg_handler.cc`: \"not support connect with self device\", 103900, after the connection's set-up); the fabric memory engine links to itself (the vendor's `benchmarks/kv_benchmark/hixl_kv_bench.cpp` does)",
         engines: &[(Engine::HixlCs, Action::Error), (Engine::FabricMem, Action::Off)],
+        basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
+        harm: Harm::Fails,
         source: "HIXL code; field report (connecting to oneself said to hang: it fails)",
     },
 ];

@@ -9,12 +9,14 @@
 pub mod acl;
 pub mod address;
 mod catalogue;
+pub mod decision;
 pub mod examples;
 pub mod hixl;
 pub mod products;
 mod rules_md;
 
 pub use catalogue::{CATALOGUE, FIELD_REPORTS};
+pub use decision::{Basis, Evidence, Harm, Records};
 pub use rules_md::catalogue_markdown;
 
 use std::fmt;
@@ -80,33 +82,6 @@ pub enum Family {
     Hixl,
 }
 
-/// The records of earlier calls a rule judges by, and so what regcheck must have seen of the
-/// process for a rejection to be certain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Records {
-    /// None: the call's arguments and the platform (memory map, kernel, SoC) decide.
-    None,
-    /// Calls of C functions (the ACL allocations and registrations; the HixlCS calls too):
-    /// a caller can reach them through `dlsym` or `ctypes`, past `LD_PRELOAD`, so the records
-    /// are whole only with the `LD_AUDIT` module, in a process regcheck was loaded with.
-    Acl,
-    /// The `hixl::Hixl` members' own records (instances, registrations, links): C++ members are
-    /// bound by the dynamic linker, never looked up by name, so `LD_PRELOAD` sees them all. A
-    /// HixlCS call's records are C calls' ([`Records::Acl`]) all the same.
-    Hixl,
-}
-
-impl Records {
-    /// Whether `tracking` makes these records, as used by `call`, whole.
-    pub fn whole(self, call: &str, tracking: crate::platform::audit::Tracking) -> bool {
-        match self {
-            Records::None => true,
-            Records::Hixl if !call.starts_with("HixlCS") => true,
-            _ => tracking.complete(),
-        }
-    }
-}
-
 /// One catalogue entry.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleInfo {
@@ -131,6 +106,10 @@ pub struct RuleInfo {
     /// The default action on the HIXL engines where it differs from `default` (what the
     /// vendor's code does there differs).
     pub engines: &'static [(Engine, Action)],
+    /// What it judges a call by, and so how sure its findings are ([`Basis`]).
+    pub basis: Basis,
+    /// What the vendor does with such a call when it is forwarded ([`Harm`]).
+    pub harm: Harm,
     /// Where the rule comes from.
     pub source: &'static str,
 }
@@ -247,55 +226,6 @@ impl RuleId {
         RuleId::ALL.binary_search(&self).unwrap_or(0)
     }
 
-    /// Whether the rule judges a call by regcheck's records of earlier calls (registrations,
-    /// allocations, links, instance state) rather than by the call and the platform alone.
-    /// After an internal failure those records may be incomplete, and such rules only warn.
-    pub fn judges_by_records(self) -> bool {
-        use RuleId::*;
-        matches!(
-            self,
-            AclHostregPinnedLocked
-                | AclHostregOverlap
-                | AclHostunregNotRegistered
-                | AclDevptrNotMapped
-                | HixlNotInitialized
-                | HixlRegOverlap
-                | HixlRegCount
-                | HixlRegHostCap
-                | HixlRegDeviceCap
-                | HixlRegAfterConnect
-                | HixlRegThread
-                | HixlRegHostOrigin
-                | HixlRegHostRoce950
-                | HixlRegDeviceHuge
-                | HixlDeregConnected
-                | HixlXferNotConnected
-                | HixlXferLocalUnregistered
-                | HixlRegFabricVmm
-                | HixlXferRemoteUnregistered
-        )
-    }
-
-    /// Which of regcheck's records the rule judges a call by ([`Records`]): what must have
-    /// been seen whole for a rejection to be certain.
-    pub fn records(self) -> Records {
-        use RuleId::*;
-        match self {
-            AclHostregPinnedLocked
-            | AclHostregOverlap
-            | AclHostunregNotRegistered
-            | AclDevptrNotMapped
-            | AclFreehostRegistered
-            | HixlRegHostOrigin
-            | HixlRegHostRoce950
-            | HixlRegDeviceOrigin
-            | HixlRegDeviceHuge
-            | HixlRegFabricVmm => Records::Acl,
-            r if r.judges_by_records() => Records::Hixl,
-            _ => Records::None,
-        }
-    }
-
     /// The stable textual ID.
     pub fn name(self) -> &'static str {
         self.info().name
@@ -340,11 +270,20 @@ pub struct Finding {
     /// The default action for this finding when it is not the rule's (what the vendor does in
     /// this configuration differs); a setting of the rule's action still wins.
     pub action: Option<Action>,
+    /// What this finding rests on when the records its rule judges by may lack calls, where it
+    /// knows better than the rule ([`Basis::Records`]'s `otherwise`): heap memory is certainly
+    /// not from aclrtMallocHost; a double unregistration is one regcheck saw.
+    pub evidence: Option<Evidence>,
 }
 
 impl Finding {
     pub fn new(rule: RuleId, arg: &'static str, problem: impl Into<String>, fix: impl Into<String>) -> Finding {
-        Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None, action: None }
+        Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None, action: None, evidence: None }
+    }
+
+    /// The same finding, resting on `evidence` when records are incomplete.
+    pub fn with_evidence(self, evidence: Evidence) -> Finding {
+        Finding { evidence: Some(evidence), ..self }
     }
 
     /// The same finding, with `action` as its default.
@@ -423,7 +362,7 @@ mod tests {
     fn patterns() {
         assert_eq!(matching("ACL-HOSTREG-ALIGN"), vec![RuleId::AclHostregAlign]);
         assert_eq!(matching("acl-hostreg-align"), vec![RuleId::AclHostregAlign]);
-        assert_eq!(matching("ACL-DEVPTR-*").len(), 3);
+        assert_eq!(matching("ACL-DEVPTR-*").len(), 4);
         assert_eq!(matching("*").len(), CATALOGUE.len());
         assert!(matching("ACL-NOPE").is_empty());
         assert_eq!(Action::parse("Warning"), Some(Action::Warn));

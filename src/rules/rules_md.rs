@@ -2,7 +2,7 @@
 //! identical to it).
 
 use super::catalogue::{CATALOGUE, FIELD_REPORTS};
-use super::{Family, Records};
+use super::{Basis, Family, Records, RuleInfo};
 
 /// Render the catalogue as the Markdown of `docs/rules.md`.
 pub fn catalogue_markdown() -> String {
@@ -17,35 +17,43 @@ pub fn catalogue_markdown() -> String {
     out.push_str("does\" gives the code that decides it (repository, path, function), or \"documentation only\"\n");
     out.push_str("where that code is closed. HIXL rules may differ by engine (`warn (fabric_mem: error)`): see\n");
     out.push_str("[hixl.md](hixl.md) for the engine an instance runs.\n\n");
-    out.push_str("A rejection needs certainty. \"Rejects with\" says what regcheck must see of the process to\n");
-    out.push_str("reject: `LD_PRELOAD` alone (or linking) for rules that judge the call and the platform, and\n");
-    out.push_str("the `hixl::Hixl` members' own records; `LD_AUDIT` too (`regcheck run --audit`) for rules that\n");
-    out.push_str("judge by records of C calls (ACL allocations and registrations, the HixlCS API), which a caller\n");
-    out.push_str("can make through `ctypes` or `dlsym`, unseen. Without it such a finding is a warning that says\n");
-    out.push_str("so, and the vendor answers the call.\n\n");
+    out.push_str("A rejection needs certainty. \"Evidence\" says how sure regcheck is of a rule's findings\n");
+    out.push_str("under `LD_PRELOAD` alone (or linking): **certain** for rules that judge the call's arguments and\n");
+    out.push_str("the platform, and the `hixl::Hixl` members' own records (C++ members are bound by the dynamic\n");
+    out.push_str("linker, never looked up by name); for rules that judge by records of C calls (ACL allocations and\n");
+    out.push_str("registrations, the HixlCS API), which a caller can make through `ctypes` or `dlsym` unseen,\n");
+    out.push_str("**seen** (regcheck saw the registration, or the unregistration, itself, but an unseen call may\n");
+    out.push_str("have changed it since) or **unknown** (the finding rests on a record regcheck does not have).\n");
+    out.push_str("With the `LD_AUDIT` module, in a process regcheck was loaded with (`regcheck run --audit`),\n");
+    out.push_str("every rule is certain. Certain findings are applied at their action; seen ones are logged and\n");
+    out.push_str("counted at their action (an `error` fails `REGCHECK_ERROR_EXITCODE`) but not rejected; unknown\n");
+    out.push_str("ones are at most warnings and never counted as errors. A single finding can know better than\n");
+    out.push_str("its rule (a pageable heap buffer is certainly not from `aclrtMallocHost`; a double\n");
+    out.push_str("unregistration is one regcheck saw).\n\n");
+    out.push_str("\"If forwarded\" says what the vendor does with such a call: `crash` (crashes, hangs or corrupts:\n");
+    out.push_str("stopped whoever calls, the vendor's own libraries included), `fails` (an error code, now or at\n");
+    out.push_str("a later call) or `accepted`. A finding judged by records on a call the vendor's own library makes\n");
+    out.push_str("(HIXL registering host memory with ACL) is the vendor's business unless it would crash: a\n");
+    out.push_str("debug line, forwarded.\n\n");
     for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
-            "| ID | # | default | code on rejection | rejects with | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|\n",
+            "| ID | # | default | code on rejection | evidence | if forwarded | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|---|\n",
         );
         for r in CATALOGUE.iter().filter(|r| r.family == family) {
             let code = match r.code {
                 Some(c) => format!("{c} `{}`", crate::codes::name(c)),
                 None => "-".to_string(),
             };
-            let sure = match r.id.records() {
-                Records::None => "`LD_PRELOAD`",
-                Records::Hixl if r.calls.contains("HixlCS") => "`LD_PRELOAD` (HixlCS calls: `LD_AUDIT`)",
-                Records::Hixl => "`LD_PRELOAD`",
-                Records::Acl => "`LD_AUDIT`",
-            };
+            let sure = evidence_text(r);
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.name,
                 r.id as u32,
                 r.default_text(),
                 code,
                 sure,
+                r.harm.as_str(),
                 r.calls,
                 r.summary,
                 r.vendor
@@ -64,4 +72,18 @@ pub fn catalogue_markdown() -> String {
         out.push_str(&format!("| {id} | {text} |\n"));
     }
     out
+}
+
+/// The evidence of a rule's findings under `LD_PRELOAD` alone, as the table shows it.
+pub fn evidence_text(r: &RuleInfo) -> String {
+    match r.basis {
+        Basis::Facts => "certain".to_string(),
+        Basis::Records { of: Records::Own, .. } if r.family == Family::Hixl && !r.calls.contains("HixlCS") => {
+            "certain".to_string()
+        }
+        Basis::Records { of: Records::Own, otherwise } if r.family == Family::Hixl => {
+            format!("certain (HixlCS calls: {}; certain with `LD_AUDIT`)", otherwise.as_str())
+        }
+        Basis::Records { otherwise, .. } => format!("{} (certain with `LD_AUDIT`)", otherwise.as_str()),
+    }
 }

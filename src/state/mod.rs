@@ -26,12 +26,14 @@ use crate::platform::atfork::AtFork;
 use crate::platform::hdk::HdkVersion;
 use crate::platform::kernel::{KernelFacts, KernelVersion};
 use crate::rules::{Action, RuleId, CATALOGUE};
-use registry::{AllocMap, HostRegistry};
+use registry::{AllocMap, HostRegistry, Unregistered};
 
 /// Registrations and allocations regcheck has seen succeed.
 #[derive(Debug, Default)]
 pub struct State {
     pub host_regs: HostRegistry,
+    /// Host registrations seen unregistered (for a double unregistration regcheck saw).
+    pub host_unregs: Unregistered,
     /// `aclrtMallocHost` allocations.
     pub host_allocs: AllocMap<()>,
     /// `aclrtMalloc` allocations, with their policy.

@@ -412,3 +412,56 @@ mod tests {
         assert!(r.intersecting_any_device(0x4000, 0x5000).is_empty(), "after both");
     }
 }
+
+/// Host registrations regcheck saw unregistered, and none registered at the same base on the
+/// same device since: what makes a second `aclrtHostUnregister` of the pointer a double
+/// unregistration regcheck *saw*, rather than one of memory it has no record of. Bounded:
+/// past [`Unregistered::CAP`] entries it starts over (a forgotten entry only makes a later
+/// finding less sure, never wrong).
+#[derive(Debug, Default, Clone)]
+pub struct Unregistered {
+    set: std::collections::HashSet<(i32, usize)>,
+}
+
+impl Unregistered {
+    pub const CAP: usize = 4096;
+
+    /// `base` on `device` was unregistered.
+    pub fn note(&mut self, device: i32, base: usize) {
+        if self.set.len() >= Self::CAP {
+            self.set.clear();
+        }
+        self.set.insert((device, base));
+    }
+
+    /// `base` on `device` was registered again.
+    pub fn forget(&mut self, device: i32, base: usize) {
+        if !self.set.is_empty() {
+            self.set.remove(&(device, base));
+        }
+    }
+
+    /// Whether regcheck saw `base` on `device` unregistered, and nothing registered there since.
+    pub fn seen(&self, device: i32, base: usize) -> bool {
+        !self.set.is_empty() && self.set.contains(&(device, base))
+    }
+}
+
+#[cfg(test)]
+mod unregistered_tests {
+    use super::Unregistered;
+
+    #[test]
+    fn seen_until_registered_again() {
+        let mut u = Unregistered::default();
+        assert!(!u.seen(0, 0x1000));
+        u.note(0, 0x1000);
+        assert!(u.seen(0, 0x1000) && !u.seen(1, 0x1000) && !u.seen(0, 0x2000));
+        u.forget(0, 0x1000);
+        assert!(!u.seen(0, 0x1000));
+        for i in 0..Unregistered::CAP + 1 {
+            u.note(0, i);
+        }
+        assert!(u.set.len() <= Unregistered::CAP);
+    }
+}

@@ -49,9 +49,11 @@ fn rejections_by_records_need_ld_audit() {
     for mode in MODES {
         let o = run_in(mode, "device_huge", &[]);
         assert_eq!(codes(&o), want(0), "{mode:?}: forwarded, the vendor answers: {}", o.dump());
-        assert_warned(std::slice::from_ref(&o), "HIXL-REG-DEVICE-HUGE");
+        // Seen: regcheck saw the aclrtMalloc and its policy, but an unseen call may have
+        // changed the memory since: logged at its level, not enforced.
+        assert!(o.stderr.contains("regcheck: error: [HIXL-REG-DEVICE-HUGE]"), "{mode:?}: {}", o.dump());
         assert!(
-            o.stderr.contains("regcheck cannot be sure of this") && o.stderr.contains("regcheck run --audit"),
+            o.stderr.contains("regcheck saw this itself") && o.stderr.contains("regcheck run --audit"),
             "{mode:?}: {}",
             o.dump()
         );
@@ -61,10 +63,10 @@ fn rejections_by_records_need_ld_audit() {
     // regcheck stays unsure.
     let o = scenarios().run(Mode::Static).arg("device_huge").audit().run();
     assert_eq!(codes(&o), want(0), "{}", o.dump());
-    assert_warned(std::slice::from_ref(&o), "HIXL-REG-DEVICE-HUGE");
+    assert!(o.stderr.contains("regcheck saw this itself"), "{}", o.dump());
     let o = scenarios().run(Mode::Preload).arg("device_huge").audit().run();
     assert_eq!(codes(&o), want(103900), "{}", o.dump());
-    assert!(!o.stderr.contains("cannot be sure"), "{}", o.dump());
+    assert!(!o.stderr.contains("regcheck saw this itself"), "{}", o.dump());
 }
 
 /// LMCache-Ascend's order: host memory from aclrtMallocHost through ctypes, the registration

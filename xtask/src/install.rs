@@ -1,6 +1,6 @@
 //! `cargo xtask install --prefix DIR` and `cargo xtask uninstall --prefix DIR`.
 //!
-//! The installed tree (README, "Packaging"):
+//! The installed tree (docs/packaging.md):
 //!
 //! ```text
 //! lib/libregcheck.so.<ver>                 the shared library (SONAME libregcheck.so.<soversion>)

@@ -1,12 +1,12 @@
 //! Project tasks, run as `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! * `demo`: the README's main job (build, then run examples-c's demo bare and under regcheck);
-//! * `install` / `uninstall`: the drop-in packaging (README, "Packaging");
+//! * `install` / `uninstall`: the drop-in packaging (docs/packaging.md);
 //! * `test`: the README's test command (`cargo test --workspace` once the tools are there);
 //! * `mutants`: mutation testing of `src/rules` and `src/state` with `cargo mutants`;
-//! * `bench`: what regcheck adds to each call, measured through the C ABI (README, "Performance");
-//! * `cross`: regcheck built for and tested on another architecture (README, "Platforms");
-//! * `wheel`: the `regcheck` Python wheel (README, "Python").
+//! * `bench`: what regcheck adds to each call, measured through the C ABI (docs/performance.md);
+//! * `cross`: regcheck built for and tested on another architecture (docs/platforms.md);
+//! * `wheel`: the `regcheck` Python wheel (docs/python.md).
 
 mod artifacts;
 mod bench;
@@ -45,7 +45,7 @@ tasks:
   bench [--short] [--rounds N]
                            measure what regcheck adds to each call through the C ABI: a driver
                            program run bare and under LD_PRELOAD, against a stand-in vendor and
-                           the simulator; prints the table of the README's Performance section
+                           the simulator; prints the table of docs/performance.md
                            (--short: one quick round, only checks that it runs)
   cross aarch64 [--mirror URL] [--no-test]
                            (root) build regcheck, the audit module, the command and the
@@ -58,8 +58,9 @@ tasks:
                            <target>/wheels): the command, libregcheck.so, the LD_AUDIT module,
                            regcheck.h, the simulator, the `regcheck` Python module and pytest
                            plugin; tagged manylinux_2_Y for the newest GLIBC_2.Y the files need;
-                           the packing tools (scikit-build-core, wheel) are installed from PyPI
-                           into <target>/wheel/tools when missing, saying so; --arch aarch64
+                           the packing tools (scikit-build-core, wheel, auditwheel, cmake,
+                           ninja) are installed from PyPI into <target>/wheel/tools when
+                           missing, saying so (no cmake or make needed); --arch aarch64
                            packs the build of `cross aarch64` instead
   help                     print this text
 ";

@@ -1,4 +1,4 @@
-//! `cargo xtask wheel [--out DIR]`: the `regcheck` Python wheel (README, "Python").
+//! `cargo xtask wheel [--out DIR]`: the `regcheck` Python wheel (docs/python.md).
 //!
 //! The wheel packs the files of one release build, the ones `cargo xtask install` installs,
 //! with the same layout: the command as the wheel's scripts (the environment's `bin/`), the
@@ -14,8 +14,10 @@
 //! to what `auditwheel show` finds when the C++ runtime's symbol versions (`GLIBCXX_*`, from the
 //! simulator's libraries) need a newer manylinux policy than glibc alone.
 //!
-//! The packing tools (scikit-build-core, wheel, auditwheel) live in a virtual environment under
-//! `<target>/wheel/tools`, installed from PyPI with pip when missing (saying so).
+//! The packing tools (scikit-build-core, wheel, auditwheel, and the CMake and Ninja that
+//! scikit-build-core drives) live in a virtual environment under `<target>/wheel/tools`,
+//! installed from PyPI with pip when missing (saying so): nothing of the machine's own is needed
+//! beyond python3 with venv, so a machine without cmake (or make) packs the wheel too.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,9 +26,17 @@ use std::process::Command;
 use crate::artifacts::build_release;
 use crate::util::{package_field, run_captured, run_visible, Result};
 
-/// The Python packages the packing needs, installed into the tools environment.
-const TOOLS: &[(&str, &str)] =
-    &[("scikit-build-core", "scikit_build_core"), ("wheel", "wheel"), ("auditwheel", "auditwheel")];
+/// The Python packages the packing needs, installed into the tools environment: (package, the
+/// import that proves it is there). scikit-build-core takes CMake from the `cmake` module before
+/// `PATH`, and the build tool from the `ninja` module (else `make` on `PATH`), with the imports
+/// named here: with both in the environment, the machine needs neither cmake nor make.
+const TOOLS: &[(&str, &str)] = &[
+    ("scikit-build-core", "import scikit_build_core"),
+    ("wheel", "import wheel"),
+    ("auditwheel", "import auditwheel"),
+    ("cmake", "from cmake import CMAKE_BIN_DIR"),
+    ("ninja", "from ninja import BIN_DIR"),
+];
 
 /// Everything a wheel carries, from one build.
 #[derive(Clone, Debug)]
@@ -361,8 +371,14 @@ pub fn tools_python(venv: &Path) -> Result<PathBuf> {
     }
     let missing: Vec<&str> = TOOLS
         .iter()
-        .filter(|(_, module)| {
-            !Command::new(&python).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success())
+        // Isolated (`-I`), from the environment's directory: the checkout's `cmake/` directory
+        // would otherwise pass for the `cmake` module.
+        .filter(|(_, import)| {
+            !Command::new(&python)
+                .current_dir(venv)
+                .args(["-I", "-c", import])
+                .output()
+                .is_ok_and(|o| o.status.success())
         })
         .map(|(package, _)| *package)
         .collect();

@@ -259,7 +259,7 @@ pub fn examine(load_vendor: bool) -> Report {
         .iter()
         .map(|w| Problem {
             what: w.clone(),
-            fix: "correct the variable or unset it (the README's \"Environment variables\" lists every one)".into(),
+            fix: "correct the variable or unset it (docs/usage.md, \"Environment variables\", lists every one)".into(),
         })
         .collect();
     let mut notes = Vec::new();

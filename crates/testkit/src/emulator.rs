@@ -1,5 +1,5 @@
 //! Running the tests for another architecture: under a user-mode emulator, with the programs
-//! built by a cross compiler (`cargo xtask cross aarch64`, README "Platforms").
+//! built by a cross compiler (`cargo xtask cross aarch64`, docs/platforms.md).
 //!
 //! Two settings of the test process choose it, both set by the cross task:
 //!

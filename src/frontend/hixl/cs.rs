@@ -236,7 +236,7 @@ pub unsafe fn cs_reg_mem(
             let top = crate::platform::address::user_space_top();
             let findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
-            reject_or(rt, api.call(), || reg_args_text(&a, tag.as_deref()), &findings)?;
+            reject_or(rt, Api::C, api.call(), || reg_args_text(&a, tag.as_deref()), &findings)?;
             Ok(Some((a, tag)))
         },
         || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),
@@ -286,7 +286,7 @@ pub unsafe fn cs_unreg_mem(side: CsSide, h: *mut c_void, mem_handle: *mut c_void
                 };
                 rules::check_dereg(api, mh, &facts)
             });
-            reject_or(rt, call, || format!("mem_handle=0x{mh:x}"), &findings)
+            reject_or(rt, Api::C, call, || format!("mem_handle=0x{mh:x}"), &findings)
         },
         || call_vendor!(sym, CsHandleFn, VENDOR_MISSING; h, mem_handle),
         |_, (), ret| {
@@ -317,7 +317,7 @@ pub unsafe fn cs_destroy(side: CsSide, h: *mut c_void) -> u32 {
         |rt| {
             let ep = state::with(|s| side.map(s).get(&(h as usize)).cloned());
             if let Some(f) = ep.and_then(|e| rules::check_leak(call, e.key.as_deref(), e.regs.iter())) {
-                let _ = decide(rt, call, &format!("handle=0x{:x}", h as usize), &[f]);
+                let _ = decide(rt, Api::C, call, &format!("handle=0x{:x}", h as usize), &[f]);
             }
             Ok(())
         },

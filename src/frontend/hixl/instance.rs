@@ -60,7 +60,7 @@ pub unsafe fn destruct(this: *mut c_void, which: Structor) {
 fn report_leaks(rt: &Runtime, call: &str, this: *mut c_void, i: &Instance) {
     if let Some(f) = rules::check_leak(call, i.local_engine.as_deref(), i.regs.iter()) {
         // A leak report never stops Finalize or the destructor.
-        let _ = decide(rt, call, &format!("this=0x{:x}", this as usize), &[f]);
+        let _ = decide(rt, Api::Cpp, call, &format!("this=0x{:x}", this as usize), &[f]);
     }
 }
 
@@ -105,7 +105,7 @@ pub unsafe fn initialize(this: *mut c_void, local_engine: *const c_void, options
                 let args = || {
                     format!("local_engine={:?}, options={{{}}}", name.as_deref().unwrap_or("?"), opts.keys.join(", "))
                 };
-                reject_or(rt, "Hixl::Initialize", args, &findings)?;
+                reject_or(rt, Api::Cpp, "Hixl::Initialize", args, &findings)?;
             }
             let ctx = queries::current_context();
             Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
@@ -266,7 +266,7 @@ pub unsafe fn register_mem(this: *mut c_void, mem: *const MemDesc, ty: u32, hand
             let top = crate::platform::address::user_space_top();
             let findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
-            reject_or(rt, "Hixl::RegisterMem", || reg_args_text(&a, None), &findings)?;
+            reject_or(rt, Api::Cpp, "Hixl::RegisterMem", || reg_args_text(&a, None), &findings)?;
             Ok(Some(a))
         },
         || call_vendor!(REGISTER_MEM, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
@@ -319,7 +319,7 @@ pub unsafe fn deregister_mem(this: *mut c_void, handle: *mut c_void) -> u32 {
                     }
                 }
             }
-            reject_or(rt, "Hixl::DeregisterMem", || format!("mem_handle=0x{h:x}"), &findings)
+            reject_or(rt, Api::Cpp, "Hixl::DeregisterMem", || format!("mem_handle=0x{h:x}"), &findings)
         },
         || call_vendor!(DEREGISTER_MEM, DeregisterMemFn, VENDOR_MISSING; this, handle),
         |_, (), ret| {
@@ -390,7 +390,13 @@ pub unsafe fn link(this: *mut c_void, which: LinkCall, remote: *const c_void, ti
             }
             if !findings.is_empty() {
                 let name = ascend_string(remote).unwrap_or_else(|| "?".into());
-                reject_or(rt, call, || format!("remote_engine={name:?}, timeout_in_millis={timeout}"), &findings)?;
+                reject_or(
+                    rt,
+                    Api::Cpp,
+                    call,
+                    || format!("remote_engine={name:?}, timeout_in_millis={timeout}"),
+                    &findings,
+                )?;
             }
             Ok(with_ascend_bytes(remote, <[u8]>::to_vec))
         },
@@ -487,7 +493,7 @@ fn transfer_verdict(
             ops.len()
         )
     };
-    reject_or(rt, call, args, &findings)
+    reject_or(rt, Api::Cpp, call, args, &findings)
 }
 
 /// What the fabric memory engine checks of a transfer's local ranges

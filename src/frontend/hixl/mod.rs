@@ -17,7 +17,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::thread::ThreadId;
 
-use super::{decide, run, run_unrecorded, Verdict};
+use super::{decide, run, run_unrecorded, Api, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
@@ -283,11 +283,17 @@ fn note_options(rt: &Runtime, who: &str, o: &OptionsFacts) {
 }
 
 /// Decide on `findings`; `args` (the call's arguments as text) is made only when there is one.
-fn reject_or(rt: &Runtime, call: &str, args: impl FnOnce() -> String, findings: &[Finding]) -> Result<(), u32> {
+fn reject_or(
+    rt: &Runtime,
+    api: Api,
+    call: &str,
+    args: impl FnOnce() -> String,
+    findings: &[Finding],
+) -> Result<(), u32> {
     if findings.is_empty() {
         return Ok(());
     }
-    match decide(rt, call, &args(), findings) {
+    match decide(rt, api, call, &args(), findings) {
         Verdict::Reject(c) => Err(u32::try_from(c).unwrap_or(code::FAILED)),
         Verdict::Forward => Ok(()),
     }

@@ -101,6 +101,14 @@ pub fn locked_from_view(view: &RangeView) -> Locked {
     }
 }
 
+/// Whether every mapping of the range is one that `aclrtMallocHost` never returns (the heap, a
+/// thread's stack, a regular file's mapping): then regcheck knows the memory is not from
+/// aclrtMallocHost even when its records may lack calls.
+pub fn certainly_not_malloc_host(view: &RangeView) -> bool {
+    !view.mappings.is_empty()
+        && view.mappings.iter().all(|m| matches!(m.backing, Backing::Heap | Backing::Stack | Backing::File(_)))
+}
+
 pub use crate::platform::kernel::KernelFacts;
 
 impl KernelFacts {
@@ -235,6 +243,10 @@ mod tests {
         assert_eq!(locked_from_view(&view), Locked::Unknown);
         view.mappings[0].locked = Some(true);
         assert_eq!(locked_from_view(&view), Locked::Mlocked);
+        assert!(!certainly_not_malloc_host(&view), "anonymous memory may be aclrtMallocHost's");
+        let heap = RangeView { mappings: vec![mapping(0, 10, true, Backing::Heap)], gaps: vec![] };
+        assert!(certainly_not_malloc_host(&heap));
+        assert!(!certainly_not_malloc_host(&RangeView { mappings: vec![], gaps: vec![(0, 10)] }));
         view.mappings.push(mapping(10, 20, true, Backing::Anonymous));
         view.mappings[1].locked = Some(false);
         assert_eq!(locked_from_view(&view), Locked::No);

@@ -2,7 +2,7 @@
 //! a registered range, freeing an allocation that is still registered.
 
 use super::{device_text, human};
-use crate::rules::{Action, Finding, RuleId};
+use crate::rules::{Action, Evidence, Finding, RuleId};
 use crate::state::registry::HostReg;
 
 /// Overlap with a live registration on the same device.
@@ -73,15 +73,32 @@ pub fn check_overlap_elsewhere(device: i32, r: &HostReg) -> Finding {
 /// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
 /// `containing` the registration ptr falls inside, if any; `elsewhere` a PINNED-only
 /// registration with this base on another device.
+/// `unregistered`: regcheck saw `ptr` unregistered on `device`, and nothing registered there
+/// since (a double unregistration it saw, rather than a pointer it has no record of).
 pub fn check_unregister(
     ptr: usize,
     device: i32,
     exact: bool,
     containing: Option<&HostReg>,
     elsewhere: Option<&HostReg>,
+    unregistered: bool,
 ) -> Option<Finding> {
     if exact {
         return None;
+    }
+    if unregistered && containing.is_none() && elsewhere.is_none() {
+        return Some(
+            Finding::new(
+                RuleId::AclHostunregNotRegistered,
+                "ptr",
+                format!(
+                    "0x{ptr:x} was unregistered already on {}, and not registered again since",
+                    device_text(device)
+                ),
+                "unregister each registration once",
+            )
+            .with_evidence(Evidence::Seen),
+        );
     }
     Some(match (containing, elsewhere) {
         // The runtime's pinned table is process-wide: on its own path the unregistration
@@ -107,7 +124,8 @@ pub fn check_unregister(
                 device_text(device)
             ),
             format!("pass the registered base pointer 0x{:x}", r.base),
-        ),
+        )
+        .with_evidence(Evidence::Seen),
         (None, None) => Finding::new(
             RuleId::AclHostunregNotRegistered,
             "ptr",
@@ -253,10 +271,16 @@ mod tests {
         let f = check_overlap(0, Some(&r)).unwrap();
         assert!(f.problem.contains("0x10000") && f.fix.contains("aclrtHostUnregister(0x10000)"));
         assert!(check_overlap(0, None).is_none());
-        assert!(check_unregister(0x10000, 0, true, Some(&r), None).is_none());
-        let f = check_unregister(0x11000, 0, false, Some(&r), None).unwrap();
+        assert!(check_unregister(0x10000, 0, true, Some(&r), None, false).is_none());
+        let f = check_unregister(0x11000, 0, false, Some(&r), None, false).unwrap();
         assert!(f.fix.contains("0x10000"), "names the containing base");
-        assert!(check_unregister(0x50000, 0, false, None, None).unwrap().problem.contains("not a live registration"));
+        assert_eq!(f.evidence, Some(Evidence::Seen), "regcheck saw the registration it is inside");
+        let f = check_unregister(0x50000, 0, false, None, None, false).unwrap();
+        assert!(f.problem.contains("not a live registration"));
+        assert_eq!(f.evidence, None, "no record: the rule's own evidence (unknown without LD_AUDIT)");
+        let f = check_unregister(0x50000, 0, false, None, None, true).unwrap();
+        assert!(f.problem.contains("unregistered already"), "{}", f.problem);
+        assert_eq!(f.evidence, Some(Evidence::Seen), "a double unregistration regcheck saw");
         assert!(check_devptr(0x10010, false, 0, 0, Some(&r)).is_empty());
         assert_eq!(
             rules(&check_devptr(0, true, 1, 0, None)),
@@ -284,11 +308,11 @@ mod tests {
         assert!(f.fix.contains("aclrtHostUnregister(0x10000)"));
         let live = HostReg { after_reset: false, ..r };
         assert_eq!(check_overlap(0, Some(&live)).unwrap().action, None, "the rule's own action");
-        let f = check_unregister(0x10000, 1, false, None, Some(&r)).unwrap();
+        let f = check_unregister(0x10000, 1, false, None, Some(&r), false).unwrap();
         assert_eq!(f.action, Some(Action::Warn));
         assert!(f.problem.contains("device 0") && f.fix.contains("aclrtSetDevice(0)"), "{f:?}");
         let inside = HostReg { device: 1, base: 0xf000, ..live };
-        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r)).unwrap();
+        let f = check_unregister(0x10000, 1, false, Some(&inside), Some(&r), false).unwrap();
         assert_eq!(f.action, Some(Action::Warn), "the pinned table answers by its base, whatever the device holds");
     }
 
