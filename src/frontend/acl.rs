@@ -160,7 +160,10 @@ fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
     }
 }
 
-fn record_register(a: RegArgs, device: i32, ret: i32) {
+fn record_register(rt: &Runtime, a: RegArgs, device: i32, ret: i32) {
+    if ret == code::HOST_MEMORY_ALREADY_REGISTERED && matches!(a.call, RegCall::V2 { .. }) {
+        explain_overlap_elsewhere(rt, &a, device);
+    }
     if ret != code::SUCCESS {
         return;
     }
@@ -184,6 +187,22 @@ fn record_register(a: RegArgs, device: i32, ret: i32) {
     }
 }
 
+/// The vendor refused a V2 registration as already registered while regcheck knows of no
+/// overlap on this device: one on another device explains it (the runtime's tables are
+/// process-wide on the runtime-table path).
+#[cold]
+#[inline(never)]
+fn explain_overlap_elsewhere(rt: &Runtime, a: &RegArgs, device: i32) {
+    let Some((start, end)) = a.range() else { return };
+    let other = state::read(|s| match s.host_regs.overlapping(device, start, end) {
+        Some(_) => None,
+        None => s.host_regs.overlapping_elsewhere(device, start, end).copied(),
+    });
+    if let Some(r) = other {
+        let _ = decide(rt, Api::C, a.call.name(), &reg_args_text(a), &[rules::check_overlap_elsewhere(device, &r)]);
+    }
+}
+
 /// `aclrtHostRegisterV2(ptr, size, flag)`.
 ///
 /// # Safety
@@ -193,7 +212,7 @@ pub unsafe fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
         "aclrtHostRegisterV2",
         |rt| check_register(rt, RegArgs { call: RegCall::V2 { flag }, ptr: ptr as usize, size }),
         || call_vendor!(HOST_REGISTER_V2, HostRegisterV2Fn, code::API_NOT_SUPPORT; ptr, size, flag),
-        |_, (a, device), ret| record_register(a, device, *ret),
+        |rt, (a, device), ret| record_register(rt, a, device, *ret),
     )
 }
 
@@ -209,7 +228,7 @@ pub unsafe fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut 
             check_register(rt, RegArgs { call, ptr: ptr as usize, size })
         },
         || call_vendor!(HOST_REGISTER, HostRegisterFn, code::API_NOT_SUPPORT; ptr, size, ty, dev_ptr),
-        |_, (a, device), ret| record_register(a, device, *ret),
+        |rt, (a, device), ret| record_register(rt, a, device, *ret),
     )
 }
 
@@ -258,12 +277,14 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             // A failed unregister keeps the entry: the registration is still live (another
             // device's too: on the driver path it is that device's driver's). One kept through
             // a reset that the vendor refused was gone with the device (the driver path).
-            if *ret == code::SUCCESS || after_reset {
+            if *ret == code::SUCCESS {
                 state::with(|s| {
-                    if s.host_regs.remove(device, ptr as usize).is_some() && *ret == code::SUCCESS {
+                    if s.host_regs.remove(device, ptr as usize).is_some() {
                         s.host_unregs.note(device, ptr as usize);
                     }
                 });
+            } else if after_reset {
+                state::with(|s| s.host_regs.remove(device, ptr as usize));
             }
         },
     )

@@ -378,7 +378,7 @@ mod tests {
     fn patterns() {
         assert_eq!(matching("ACL-HOSTREG-ALIGN"), vec![RuleId::AclHostregAlign]);
         assert_eq!(matching("acl-hostreg-align"), vec![RuleId::AclHostregAlign]);
-        assert_eq!(matching("ACL-DEVPTR-*").len(), 3);
+        assert_eq!(matching("ACL-DEVPTR-*").len(), 4);
         assert_eq!(matching("*").len(), CATALOGUE.len());
         assert!(matching("ACL-NOPE").is_empty());
         assert_eq!(Action::parse("Warning"), Some(Action::Warn));

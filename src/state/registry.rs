@@ -148,6 +148,12 @@ impl HostRegistry {
         self.device(device)?.by_base.range(..end).next_back().map(|(_, r)| r).filter(|r| r.end() > start)
     }
 
+    /// A registration on a device other than `device` overlapping `[start, end)`, if any (a
+    /// process has few devices: one look-up each).
+    pub fn overlapping_elsewhere(&self, device: i32, start: usize, end: usize) -> Option<&HostReg> {
+        self.devices.iter().filter(|(d, _)| *d != device).find_map(|(d, _)| self.overlapping(*d, start, end))
+    }
+
     /// Drop every registration of `device` (the vendor drops them when the device is reset).
     /// Returns how many were dropped.
     pub fn remove_device(&mut self, device: i32) -> usize {
@@ -306,6 +312,8 @@ mod tests {
         assert_eq!(r.overlapping(0, 0x0, 0x10000).unwrap().base, 0x4000);
         assert!(r.overlapping(1, 0x1000, 0x2000).is_none(), "other device");
         assert!(r.overlapping(0, 0x5000, 0x5000).is_none(), "empty range");
+        assert!(r.overlapping_elsewhere(0, 0x1000, 0x2000).is_none(), "only device 0 has it");
+        assert_eq!(r.overlapping_elsewhere(1, 0x1fff, 0x2000).unwrap().device, 0);
     }
 
     #[test]

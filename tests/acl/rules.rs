@@ -595,3 +595,30 @@ fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
         }
     }
 }
+
+/// The same range on two devices: the driver's overlap check is per device (the driver path
+/// accepts it), the runtime's tables are process-wide (the runtime-table path refuses it with
+/// 507910). regcheck forwards both; the refusal is explained with the other device's
+/// registration.
+#[test]
+fn an_overlap_on_another_device_is_explained_on_the_runtime_table_path() {
+    for (path, other) in [("0", 507910), ("1", 0)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let b = bare("overlap_other_device", env);
+        let want = codes(&b);
+        assert_eq!(want[2], ("register_other".to_string(), other), "the vendor's behaviour: {}", b.dump());
+        for mode in MODES {
+            let o = run_in(mode, "overlap_other_device", env);
+            let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            assert_eq!(o.sim_calls(V2), 2, "{}", ctx());
+            let warned = o.stderr.lines().find(|l| l.starts_with("regcheck: warning: [ACL-HOSTREG-OVERLAP]"));
+            if path == "0" {
+                let w = warned.unwrap_or_else(|| panic!("not explained: {}", ctx()));
+                assert!(w.contains("on device 0, not on device 1") && w.contains("process-wide"), "{w}");
+            } else {
+                assert!(warned.is_none(), "{}", ctx());
+            }
+        }
+    }
+}

@@ -260,6 +260,16 @@ int main(int argc, char **argv) {
         printf("inside_offset %d\n", inner != NULL && (char *)inner - (char *)dev == 8);
         printf("base 0x%lx\n", (unsigned long)(uintptr_t)p);
         rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "overlap_other_device")) {
+        /* The same range registered on two devices: the driver's check is per device, the
+         * runtime's tables (the runtime-table path) are process-wide. */
+        char *p = aligned(4 * PAGE);
+        rc("register_first", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("set_other", aclrtSetDevice(1));
+        rc("register_other", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("unregister_other", aclrtHostUnregister(p));
+        rc("set_first", aclrtSetDevice(0));
+        rc("unregister_first", aclrtHostUnregister(p));
     } else if (!strcmp(s, "pinned_other_device")) {
         /* A PINNED-only registration unregistered from another device: the runtime's table is
          * process-wide, the driver's per device. */

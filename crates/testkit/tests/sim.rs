@@ -162,7 +162,9 @@ fn versions_from_environment() {
         .run()
         .assert_success()
         .assert_stdout_contains("cann=8.5.0 80500000 rc=0,0")
-        .assert_stdout_contains("driver=25.3.rc1 250299901 rc=0,0");
+        // The vendor's parser (CalculateVersionNum) needs a numeric third part: the HDK's
+        // "25.3.rc1" is a version string, not a version number (500000, nothing written).
+        .assert_stdout_contains("driver=25.3.rc1 0 rc=0,500000");
     Run::new(&exe)
         .arg("version")
         .env("ACLSIM_CANN_VERSION", "8.0.RC3")

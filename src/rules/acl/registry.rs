@@ -48,6 +48,28 @@ pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding>
     ))
 }
 
+/// The vendor refused a V2 registration with 507910 and the only registration it overlaps is
+/// on another device: on the runtime-table path the runtime's tables are process-wide
+/// (hicann/runtime `register_memory.cc`, `CheckMemoryRangeRegistered`), the driver's check
+/// (the driver path) is per device. Said after the vendor's answer, as a warning.
+pub fn check_overlap_elsewhere(device: i32, r: &HostReg) -> Finding {
+    Finding::new(
+        RuleId::AclHostregOverlap,
+        "ptr",
+        format!(
+            "the range overlaps the live registration [0x{:x}, 0x{:x}) ({}, {}) on device {}, not on {}, and the runtime refused it: on the runtime-table path (a driver without the pinned-register feature) aclrtHostRegisterV2 checks the runtime's process-wide tables, which hold every device's registrations",
+            r.base,
+            r.end(),
+            human(r.len),
+            r.flags_text(),
+            r.device,
+            device_text(device)
+        ),
+        "on this path register a range once for the process (it serves every device), or aclrtHostUnregister it on its device first",
+    )
+    .with_action(Action::Warn)
+}
+
 /// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
 /// `containing` the registration ptr falls inside, if any; `elsewhere` a PINNED-only
 /// registration with this base on another device; `unregistered`: regcheck saw `ptr`
@@ -317,6 +339,15 @@ mod tests {
             f.problem
         );
         assert!(f.fix.contains("0x10000") && f.fix.contains("0x8"), "{}", f.fix);
+    }
+
+    #[test]
+    fn an_overlap_on_another_device_is_explained_as_the_tables() {
+        let r =
+            HostReg { device: 1, base: 0x10000, len: 0x2000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
+        let f = check_overlap_elsewhere(0, &r);
+        assert_eq!((f.rule, f.action), (RuleId::AclHostregOverlap, Some(Action::Warn)));
+        assert!(f.problem.contains("device 1, not on device 0") && f.problem.contains("process-wide"), "{}", f.problem);
     }
 
     /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
