@@ -25,7 +25,8 @@ fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The ACL names libregcheck.so defines (the calls it interposes).
+/// The ACL and HixlCS names libregcheck.so defines (the calls it interposes; the C++ members
+/// are told by their trace names, `Hixl::` and `AdxlEngine::`).
 fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
     let out = Command::new("nm").args(["-D", "--defined-only"]).arg(lib).output().expect("nm");
     String::from_utf8_lossy(&out.stdout)
@@ -69,11 +70,10 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
         return parts.join("; ");
     }
     // the calls the row made (the bare run's trace), aclrtSetDevice aside (every row sets a device)
-    let checked = bare
-        .stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("[aclsim] ")?.split('(').next())
-        .any(|name| name != "aclrtSetDevice" && (interposed.contains(name) || name.starts_with("Hixl")));
+    let checked = bare.stderr.lines().filter_map(|l| l.strip_prefix("[aclsim] ")?.split('(').next()).any(|name| {
+        name != "aclrtSetDevice"
+            && (interposed.contains(name) || name.starts_with("Hixl") || name.starts_with("AdxlEngine::"))
+    });
     if checked { "forwards" } else { "not checked" }.to_string()
 }
 
