@@ -184,6 +184,7 @@ fn installs_the_documented_tree_and_its_manifest() {
         "lib/regcheck/sim/libacl_rt.so".into(),
         "lib/regcheck/sim/libascendcl.so".into(),
         "lib/regcheck/sim/libcann_hixl.so".into(),
+        "lib/regcheck/sim/libllm_datadist.so".into(),
         "lib/regcheck/sim/libascend_hal.so".into(),
         "include/regcheck/sim/acl/acl.h".into(),
         "include/regcheck/sim/acl/acl_base.h".into(),
@@ -191,6 +192,8 @@ fn installs_the_documented_tree_and_its_manifest() {
         "include/regcheck/sim/securec.h".into(),
         "include/regcheck/sim/acl/acl_rt.h".into(),
         "include/regcheck/sim/hixl/hixl.h".into(),
+        "include/regcheck/sim/adxl/adxl_engine.h".into(),
+        "include/regcheck/sim/adxl/adxl_types.h".into(),
         "share/regcheck/install_manifest.txt".into(),
     ] {
         assert!(prefix.join(&file).is_file(), "{file} is not installed");

@@ -129,11 +129,9 @@ aclError aclsim::reserve_body(const char *api, void **virPtr, size_t size, size_
     return rc;
 }
 
-extern "C" {
-
-aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags) {
-    static const char api[] = "aclrtReserveMemAddress";
-    ACLSIM_COUNT(api);
+// reserve_body, traced as `api`.
+static aclError reserve_traced(const char *api, void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                               uint64_t flags) {
     aclError rc = reserve_body(api, virPtr, size, alignment, expectPtr, flags);
     ACLSIM_TRACE(api,
           fmt("%p, %zu, %zu, %p, %llu", static_cast<void *>(virPtr), size, alignment, expectPtr,
@@ -142,18 +140,21 @@ aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, vo
     return rc;
 }
 
+extern "C" {
+
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags) {
+    static const char api[] = "aclrtReserveMemAddress";
+    ACLSIM_COUNT(api);
+    return reserve_traced(api, virPtr, size, alignment, expectPtr, flags);
+}
+
 // aclrtReserveMemAddressNoUCMemoryImpl (memory.cpp): the same checks (flags 0 or 1) and the same
 // reservation; the flag it adds (no UC memory behind the range) changes nothing the simulator has.
 aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                           uint64_t flags) {
     static const char api[] = "aclrtReserveMemAddressNoUCMemory";
     ACLSIM_COUNT(api);
-    aclError rc = reserve_body(api, virPtr, size, alignment, expectPtr, flags);
-    ACLSIM_TRACE(api,
-          fmt("%p, %zu, %zu, %p, %llu", static_cast<void *>(virPtr), size, alignment, expectPtr,
-              (unsigned long long)flags),
-          rc);
-    return rc;
+    return reserve_traced(api, virPtr, size, alignment, expectPtr, flags);
 }
 
 aclError aclrtReleaseMemAddress(void *virPtr) {

@@ -120,34 +120,34 @@ Status AdxlEngine::DeregisterMem(MemHandle mem_handle) {
   return rc;
 }
 
-Status AdxlEngine::Connect(const AscendString &remote_engine, int32_t timeout_in_millis) {
+namespace {
+// Connect and Disconnect: no implementation -> FAILED, timeout <= 0 -> PARAM_INVALID, the engine
+// not started -> FAILED, then the engine.
+template <typename Call>
+Status LinkCall(const char *api, const void *self, bool have_impl, bool started, const AscendString &remote,
+                int32_t timeout, Call call) {
   Status rc;
-  if (impl_ == nullptr)
+  if (!have_impl)
     rc = FAILED;
-  else if (timeout_in_millis <= 0)
+  else if (timeout <= 0)
     rc = PARAM_INVALID;
-  else if (!impl_->started)
+  else if (!started)
     rc = FAILED;
   else
-    rc = impl_->engine.Connect(remote_engine, timeout_in_millis);
-  Note("AdxlEngine::Connect", rc, "this=%p, \"%s\", %d", static_cast<void *>(this), Str(remote_engine),
-       timeout_in_millis);
+    rc = call();
+  Note(api, rc, "this=%p, \"%s\", %d", self, Str(remote), timeout);
   return rc;
+}
+}  // namespace
+
+Status AdxlEngine::Connect(const AscendString &remote_engine, int32_t timeout_in_millis) {
+  return LinkCall("AdxlEngine::Connect", this, impl_ != nullptr, impl_ != nullptr && impl_->started, remote_engine,
+                  timeout_in_millis, [&]() { return impl_->engine.Connect(remote_engine, timeout_in_millis); });
 }
 
 Status AdxlEngine::Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis) {
-  Status rc;
-  if (impl_ == nullptr)
-    rc = FAILED;
-  else if (timeout_in_millis <= 0)
-    rc = PARAM_INVALID;
-  else if (!impl_->started)
-    rc = FAILED;
-  else
-    rc = impl_->engine.Disconnect(remote_engine, timeout_in_millis);
-  Note("AdxlEngine::Disconnect", rc, "this=%p, \"%s\", %d", static_cast<void *>(this), Str(remote_engine),
-       timeout_in_millis);
-  return rc;
+  return LinkCall("AdxlEngine::Disconnect", this, impl_ != nullptr, impl_ != nullptr && impl_->started, remote_engine,
+                  timeout_in_millis, [&]() { return impl_->engine.Disconnect(remote_engine, timeout_in_millis); });
 }
 
 Status AdxlEngine::TransferSync(const AscendString &remote_engine, TransferOp operation,

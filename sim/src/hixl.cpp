@@ -284,17 +284,16 @@ Status Hixl::GetNotifies(std::vector<NotifyDesc> &notifies) {
 }
 
 Status Hixl::GetCapability(FeatureType feature_type, int32_t &value) {
-  switch (feature_type) {
-    case AUTO_CONNECT:
-    case CLIENT_SERVER_COMM:
-      value = FEATURE_SUPPORTED;
-      break;
-    default:
-      value = FEATURE_NOT_SUPPORTED;
-      break;
-  }
-  ACLSIM_NOTE("Hixl::GetCapability", Fmt("%d", static_cast<int>(feature_type)), SUCCESS);
-  return SUCCESS;
+  // hixl_impl.cc: a negative feature is refused; one it does not know is "not supported"
+  Status rc = SUCCESS;
+  if (static_cast<int32_t>(feature_type) < 0)
+    rc = PARAM_INVALID;
+  else if (feature_type == AUTO_CONNECT || feature_type == CLIENT_SERVER_COMM)
+    value = FEATURE_SUPPORTED;
+  else
+    value = FEATURE_NOT_SUPPORTED;
+  ACLSIM_NOTE("Hixl::GetCapability", Fmt("%d", static_cast<int>(feature_type)), rc);
+  return rc;
 }
 
 }  // namespace hixl

@@ -21,21 +21,10 @@
 #include "aclsim.h"
 #include "cs/hixl_cs.h"
 #include "hixl/hixl.h"
+#include "conformance_util.h"
 #include "hixl_test_util.h"
 
 namespace {
-
-constexpr uint32_t kStepFailed = 999999;
-
-#define STEP(expr, want)                                                                            \
-  do {                                                                                              \
-    const long long got_ = static_cast<long long>(expr);                                            \
-    if (got_ != static_cast<long long>(want)) {                                                     \
-      fprintf(stderr, "step failed at line %d: %s -> %lld, expected %lld\n", __LINE__, #expr, got_, \
-              static_cast<long long>(want));                                                        \
-      return kStepFailed;                                                                           \
-    }                                                                                               \
-  } while (0)
 
 size_t Page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
@@ -657,8 +646,8 @@ uint32_t C55() { return FabricWrite(0, true, true); }
 // address inside the registration is translated.
 uint32_t C56() { return FabricWrite(0, true, true, true); }
 
-const std::map<std::string, std::function<uint32_t()>> &Rows() {
-  static const std::map<std::string, std::function<uint32_t()>> rows = {
+const ConformanceRows &Rows() {
+  static const ConformanceRows rows = {
       {"HIXL-C01", C01}, {"HIXL-C02", C02}, {"HIXL-C03", C03}, {"HIXL-C04", C04}, {"HIXL-C05", C05},
       {"HIXL-C06", C06}, {"HIXL-C07", C07}, {"HIXL-C08", C08}, {"HIXL-C09", C09}, {"HIXL-C10", C10},
       {"HIXL-C11", C11}, {"HIXL-C12", C12}, {"HIXL-C13", C13}, {"HIXL-C14", C14}, {"HIXL-C15", C15},
@@ -677,23 +666,4 @@ const std::map<std::string, std::function<uint32_t()>> &Rows() {
 
 }  // namespace
 
-int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s list | <ROW-ID>\n", argv[0]);
-    return 2;
-  }
-  const std::string what = argv[1];
-  if (what == "list") {
-    for (const auto &kv : Rows()) printf("%s\n", kv.first.c_str());
-    return 0;
-  }
-  auto it = Rows().find(what);
-  if (it == Rows().end()) {
-    fprintf(stderr, "no case for row %s\n", what.c_str());
-    return 2;
-  }
-  // the vendor's Hixl and the HixlCS calls run on a device's context (aclrtSetDevice first)
-  if (aclrtSetDevice(0) != ACL_SUCCESS) return 3;
-  printf("result=%u\n", it->second());
-  return 0;
-}
+int main(int argc, char **argv) { return ConformanceMain(argc, argv, Rows()); }

@@ -1,6 +1,6 @@
 // The simulated HIXL library: hixl::Hixl's checks and codes, a two-engine transfer with byte
 // verification (host, device and MAPPED device memory), async calls, notifies, and the HixlCS
-// C API. Run bare against the simulator.
+// C API, and AutoConnect. Run bare against the simulator.
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -484,6 +484,57 @@ static void TestClientHostMapping() {
   EXPECT_EQ(aclrtFreeHost(p), ACL_SUCCESS);
 }
 
+// AutoConnect=1 (hixl_engine.cc:205-255, 385-420; adxl_inner_engine.cc:408-415, 486-491): the
+// first transfer links, the link sees the peer's registrations of that moment, a failed transfer
+// drops it and the next one links again; hixl_cs refuses its own name and passes a failed
+// connection on; the comm engine ignores it and finds no link; AutoConnect=0 never links.
+static void TestAutoConnect() {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const std::string na = EngineName(aclsimClaimPort()), nb = EngineName(aclsimClaimPort());
+  const std::string nobody = EngineName(RefusingPort());
+  std::map<AscendString, AscendString> cs, cs_auto, comm_auto;
+  cs[AscendString(OPTION_GLOBAL_RESOURCE_CONFIG)] = AscendString("{\"comm_resource_config.protocol_desc\": [\"roce:device\"]}");
+  cs_auto = cs;
+  cs_auto[AscendString(OPTION_AUTO_CONNECT)] = AscendString("1");
+  comm_auto[AscendString(OPTION_AUTO_CONNECT)] = AscendString("1");
+  comm_auto[AscendString(OPTION_BUFFER_POOL)] = AscendString("0:0");
+  std::vector<uint8_t> la(page, 0x5a), rb(2 * page, 0);
+  Hixl a, b, manual, comm;
+  MemHandle h1 = nullptr, h2 = nullptr, h3 = nullptr, h4 = nullptr;
+  EXPECT_EQ(a.Initialize(AscendString(na.c_str()), cs_auto), SUCCESS);
+  EXPECT_EQ(b.Initialize(AscendString(nb.c_str()), cs), SUCCESS);
+  EXPECT_EQ(a.RegisterMem(Desc(la.data(), page), MEM_HOST, h1), SUCCESS);
+  EXPECT_EQ(b.RegisterMem(Desc(rb.data(), page), MEM_HOST, h2), SUCCESS);
+  const AscendString rname(nb.c_str());
+  TransferOpDesc first{reinterpret_cast<uintptr_t>(la.data()), reinterpret_cast<uintptr_t>(rb.data()), page};
+  TransferOpDesc second{reinterpret_cast<uintptr_t>(la.data()), reinterpret_cast<uintptr_t>(rb.data() + page), page};
+  EXPECT_EQ(a.TransferSync(AscendString(na.c_str()), WRITE, {first}), PARAM_INVALID);  // itself
+  EXPECT_EQ(a.TransferSync(rname, WRITE, {first}), SUCCESS);  // linked by the transfer
+  EXPECT_TRUE(Bytes(rb.data(), page) == la);
+  EXPECT_EQ(a.Connect(rname), ALREADY_CONNECTED);
+  // registered after the link: refused by it, and the failure drops the link
+  EXPECT_EQ(b.RegisterMem(Desc(rb.data() + page, page), MEM_HOST, h3), SUCCESS);
+  EXPECT_EQ(a.TransferSync(rname, WRITE, {second}), PARAM_INVALID);
+  EXPECT_EQ(a.Disconnect(rname), NOT_CONNECTED);
+  EXPECT_EQ(a.TransferSync(rname, WRITE, {second}), SUCCESS);  // a new link sees it
+  EXPECT_TRUE(Bytes(rb.data() + page, page) == la);
+  TransferReq req = nullptr;
+  TransferStatus st = TransferStatus::WAITING;
+  EXPECT_EQ(a.Disconnect(rname), SUCCESS);
+  EXPECT_EQ(a.TransferAsync(rname, READ, {first}, TransferArgs{}, req), SUCCESS);  // async links too
+  EXPECT_EQ(a.GetTransferStatus(req, st), SUCCESS);
+  EXPECT_TRUE(st == TransferStatus::COMPLETED);
+  EXPECT_EQ(a.TransferSync(AscendString(nobody.c_str()), WRITE, {first}), FAILED);  // the connection's code
+  // AutoConnect off: no link, no connection
+  EXPECT_EQ(manual.Initialize(AscendString("127.0.0.1"), cs), SUCCESS);
+  EXPECT_EQ(manual.RegisterMem(Desc(la.data(), page), MEM_HOST, h4), SUCCESS);
+  EXPECT_EQ(manual.TransferSync(rname, WRITE, {first}), NOT_CONNECTED);
+  // the comm engine: links too, and where nothing listens finds no link
+  EXPECT_EQ(comm.Initialize(AscendString("127.0.0.1"), comm_auto), SUCCESS);
+  EXPECT_EQ(comm.TransferSync(AscendString(nobody.c_str()), WRITE, {first}), NOT_CONNECTED);
+  EXPECT_EQ(a.Disconnect(rname), SUCCESS);
+}
+
 int main() {
   if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 3;
   TestLayout();
@@ -491,5 +542,6 @@ int main() {
   TestClientServer();
   TestManyLinks();
   TestClientHostMapping();
+  TestAutoConnect();
   return CHECK_DONE();
 }

@@ -23,7 +23,7 @@ pub struct Built {
     /// `["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]` (empty when not asked
     /// for).
     pub native_static_libs: Vec<String>,
-    /// `<target>/sim/lib`: `libacl_rt.so`, `libascendcl.so`, `libcann_hixl.so`, `libascend_hal.so`.
+    /// `<target>/sim/lib`: `libacl_rt.so`, `libascendcl.so`, `libcann_hixl.so`, `libllm_datadist.so`, `libascend_hal.so`, ...
     pub sim_lib_dir: PathBuf,
 }
 

@@ -100,6 +100,12 @@ const NOT_HERE: &[(&str, &str, &str)] = &[
          python3 is an x86_64 program (the aarch64 wheel is packed and tagged by this command itself)",
     ),
     ("regcheck", "readme", "checks the README's text and the x86_64 commands it shows; nothing architecture-dependent"),
+    (
+        "regcheck",
+        "mooncake",
+        "runs Mooncake's NPU wheel from PyPI (mooncake-transfer-engine-npu), which exists for x86_64 only \
+         (manylinux_2_35_x86_64), in a CPython 3.11 virtual environment",
+    ),
 ];
 
 /// Single tests of the targets that run here but cannot pass under the emulator, with the

@@ -13,7 +13,7 @@
 //! include/regcheck.h                       the generated header
 //! lib/cmake/regcheck/regcheckConfig.cmake, regcheckConfigVersion.cmake
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
-//! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,ascend_hal}.so   the simulator of the vendor libraries
+//! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix

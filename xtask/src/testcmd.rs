@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the README's test command.
 //!
 //! Makes sure the tools the test suite drives are installed (a C and a C++ compiler, cmake,
-//! pkg-config, make, binutils' nm and objdump, valgrind). What is missing is installed, saying so, when
+//! pkg-config, make, binutils' nm and objdump, valgrind) and the Debian libraries Mooncake's NPU
+//! wheel loads (libibverbs1, libnuma1, libcurl4, liblzma5: tests/mooncake.rs). What is missing is installed, saying so, when
 //! that can be done here (as root with apt-get; cmake also from PyPI); with `--no-install`, or
 //! when it cannot, it says how and stops. Then it runs `cargo test --workspace` with the
 //! remaining arguments.
@@ -23,10 +24,33 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("valgrind", "the memcheck test (tests/valgrind.rs)", "valgrind"),
 ];
 
+/// (shared library, what loads it, Debian package): what Mooncake's unmodified wheel NEEDs
+/// beside the simulator (tests/mooncake.rs; `engine.so` cannot be imported without libibverbs,
+/// though the Ascend transport uses no RDMA).
+const LIBS: &[(&str, &str, &str)] = &[
+    ("libibverbs.so.1", "Mooncake's wheel (tests/mooncake.rs)", "libibverbs1"),
+    ("libnuma.so.1", "Mooncake's wheel (tests/mooncake.rs)", "libnuma1"),
+    ("libcurl.so.4", "Mooncake's wheel (tests/mooncake.rs)", "libcurl4"),
+    ("liblzma.so.5", "Mooncake's wheel (tests/mooncake.rs)", "liblzma5"),
+];
+
+/// The dynamic loader's cache (`ldconfig -p`) knows `soname`.
+fn have_lib(soname: &str) -> bool {
+    let out =
+        Command::new("ldconfig").arg("-p").output().or_else(|_| Command::new("/sbin/ldconfig").arg("-p").output());
+    match out {
+        Ok(out) => {
+            String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim_start().starts_with(&format!("{soname} ")))
+        }
+        Err(_) => false,
+    }
+}
+
 type Tool = (&'static str, &'static str, &'static str);
 
 fn missing_tools() -> Vec<&'static Tool> {
-    TOOLS.iter().filter(|(tool, _, _)| !have_tool(tool)).collect()
+    let tools = TOOLS.iter().filter(|(tool, _, _)| !have_tool(tool));
+    tools.chain(LIBS.iter().filter(|(lib, _, _)| !have_lib(lib))).collect()
 }
 
 fn announce_and_run(cmd: &mut Command) -> bool {

@@ -1,6 +1,7 @@
-//! The `## HIXL` rows of docs/conformance.md against the simulator: each row is run as its case
-//! of sim/tests/conformance_hixl.cpp (one function per row ID, citing the vendor's test), and
-//! the simulator must answer what the row says the vendor's test expects.
+//! The `## HIXL` and `## ADXL` rows of docs/conformance.md against the simulator: each row is run
+//! as its case of sim/tests/conformance_hixl.cpp or sim/tests/conformance_adxl.cpp (one function
+//! per row ID, citing the vendor's test), and the simulator must answer what the row says the
+//! vendor's test expects.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -18,17 +19,37 @@ struct Row {
     regcheck: String,
 }
 
-const SOURCE: &str = "sim/tests/conformance_hixl.cpp";
+/// One section of the table and its case program.
+struct Suite {
+    /// `## <heading>` of docs/conformance.md; its rows' IDs start with `<heading>-C`.
+    heading: &'static str,
+    source: &'static str,
+    libs: &'static [&'static str],
+    /// At least this many rows.
+    rows: usize,
+}
 
-fn rows() -> Vec<Row> {
+const HIXL: Suite =
+    Suite { heading: "HIXL", source: "sim/tests/conformance_hixl.cpp", libs: &["cann_hixl", "ascendcl"], rows: 40 };
+const ADXL: Suite = Suite {
+    heading: "ADXL",
+    source: "sim/tests/conformance_adxl.cpp",
+    libs: &["llm_datadist", "cann_hixl", "ascendcl"],
+    rows: 40,
+};
+
+fn rows(suite: &Suite) -> Vec<Row> {
     let path = workspace_root().join("docs/conformance.md");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let start = text.find("\n## HIXL\n").expect("docs/conformance.md has a `## HIXL` section");
+    let heading = format!("\n## {}\n", suite.heading);
+    let start =
+        text.find(&heading).unwrap_or_else(|| panic!("docs/conformance.md has a `## {}` section", suite.heading));
     let section = &text[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let prefix = format!("| {}-C", suite.heading);
     section
         .lines()
-        .filter(|l| l.starts_with("| HIXL-"))
+        .filter(|l| l.starts_with(&prefix))
         .map(|l| {
             let cells = testkit::table_cells(l);
             assert_eq!(cells.len(), 6, "a row has six cells: {l}");
@@ -43,14 +64,17 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-fn program() -> PathBuf {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| Program::cxx("conformance_hixl", &[SOURCE]).libs(&["cann_hixl", "ascendcl"]).build()).clone()
+fn program(suite: &Suite) -> PathBuf {
+    static EXES: OnceLock<std::sync::Mutex<std::collections::BTreeMap<&'static str, PathBuf>>> = OnceLock::new();
+    let exes = EXES.get_or_init(Default::default);
+    let mut exes = exes.lock().unwrap();
+    let name = suite.source.rsplit('/').next().unwrap().trim_end_matches(".cpp");
+    exes.entry(suite.heading).or_insert_with(|| Program::cxx(name, &[suite.source]).libs(suite.libs).build()).clone()
 }
 
 /// What the case of `id` returns (`result=<code>`), or why it gave nothing.
-fn run_case(id: &str) -> Result<String, String> {
-    let out = Run::new(program()).arg(id).env_remove("ACLSIM_TRACE").run();
+fn run_case(suite: &Suite, id: &str) -> Result<String, String> {
+    let out = Run::new(program(suite)).arg(id).env_remove("ACLSIM_TRACE").run();
     out.stdout
         .lines()
         .find_map(|l| l.strip_prefix("result="))
@@ -59,13 +83,12 @@ fn run_case(id: &str) -> Result<String, String> {
         .ok_or_else(|| out.dump())
 }
 
-#[test]
-fn every_row_has_a_case_and_every_case_a_row() {
-    let rows = rows();
-    assert!(rows.len() >= 40, "only {} HIXL rows", rows.len());
+fn every_row_has_a_case_and_every_case_a_row(suite: &Suite) {
+    let rows = rows(suite);
+    assert!(rows.len() >= suite.rows, "only {} {} rows", rows.len(), suite.heading);
     let listed: BTreeSet<String> = rows.iter().map(|r| r.id.clone()).collect();
     assert_eq!(listed.len(), rows.len(), "a row ID appears twice");
-    let out = Run::new(program()).arg("list").run();
+    let out = Run::new(program(suite)).arg("list").run();
     out.assert_success();
     let cases: BTreeSet<String> = out.stdout.lines().map(str::to_string).collect();
     let no_case: Vec<_> = listed.difference(&cases).collect();
@@ -76,31 +99,34 @@ fn every_row_has_a_case_and_every_case_a_row() {
     );
 }
 
-#[test]
-fn each_case_cites_its_rows_vendor_test() {
-    let src = std::fs::read_to_string(workspace_root().join(SOURCE)).expect("the conformance program");
-    for r in rows() {
+fn each_case_cites_its_rows_vendor_test(suite: &Suite) {
+    let src = std::fs::read_to_string(workspace_root().join(suite.source)).expect("the conformance program");
+    for r in rows(suite) {
         // `tests/cpp/hixl/cs/hixl_mem_store_basic_ut.cc:60` -> `hixl_mem_store_basic_ut.cc:60`
         let cite = r.vendor_test.rsplit('/').next().unwrap_or_default().to_string();
         assert!(cite.contains(':'), "{}: the vendor test is not file:line ({})", r.id, r.vendor_test);
-        let func = format!("uint32_t {}()", r.id.trim_start_matches("HIXL-"));
+        let func = format!("uint32_t {}()", r.id.trim_start_matches(&format!("{}-", suite.heading)));
         let at = src.find(&func).unwrap_or_else(|| panic!("{}: no function {func}", r.id));
         // the comment block right above the function names the test
         let before = &src[..at];
         let comment_start = before.rfind("\n\n").unwrap_or(0);
-        assert!(before[comment_start..].contains(&cite), "{}: {SOURCE} does not cite {cite} above {func}", r.id);
+        assert!(
+            before[comment_start..].contains(&cite),
+            "{}: {} does not cite {cite} above {func}",
+            r.id,
+            suite.source
+        );
         let ok = r.regcheck == "forwards"
             || r.regcheck == "not checked"
-            || r.regcheck.starts_with("warns HIXL-")
-            || r.regcheck.starts_with("rejects HIXL-");
+            || r.regcheck.starts_with("warns ")
+            || r.regcheck.starts_with("rejects ");
         assert!(ok, "{}: the regcheck cell {:?} is not one of the fixed forms", r.id, r.regcheck);
     }
 }
 
-#[test]
-fn the_simulator_answers_as_the_vendor_expects() {
+fn the_simulator_answers_as_the_vendor_expects(suite: &Suite) {
     let mut wrong = Vec::new();
-    for r in rows() {
+    for r in rows(suite) {
         if r.simulator != r.expects {
             wrong.push(format!(
                 "{}: the table says the simulator answers {} where the vendor expects {}",
@@ -108,7 +134,7 @@ fn the_simulator_answers_as_the_vendor_expects() {
             ));
             continue;
         }
-        match run_case(&r.id) {
+        match run_case(suite, &r.id) {
             Ok(got) if got == r.expects => {}
             Ok(got) => wrong.push(format!(
                 "{} ({}): the simulator answers {got}, the vendor expects {}",
@@ -118,4 +144,34 @@ fn the_simulator_answers_as_the_vendor_expects() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn hixl_every_row_has_a_case_and_every_case_a_row() {
+    every_row_has_a_case_and_every_case_a_row(&HIXL);
+}
+
+#[test]
+fn hixl_each_case_cites_its_rows_vendor_test() {
+    each_case_cites_its_rows_vendor_test(&HIXL);
+}
+
+#[test]
+fn hixl_the_simulator_answers_as_the_vendor_expects() {
+    the_simulator_answers_as_the_vendor_expects(&HIXL);
+}
+
+#[test]
+fn adxl_every_row_has_a_case_and_every_case_a_row() {
+    every_row_has_a_case_and_every_case_a_row(&ADXL);
+}
+
+#[test]
+fn adxl_each_case_cites_its_rows_vendor_test() {
+    each_case_cites_its_rows_vendor_test(&ADXL);
+}
+
+#[test]
+fn adxl_the_simulator_answers_as_the_vendor_expects() {
+    the_simulator_answers_as_the_vendor_expects(&ADXL);
 }

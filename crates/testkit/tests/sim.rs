@@ -627,6 +627,17 @@ fn memcpy_memset_and_vmm_checks_and_codes() {
     assert!(out.sim_results("aclrtMapMem").contains(&"0".to_string()), "{}", out.dump());
 }
 
+/// The ACL calls Mooncake imports (streams, asynchronous and batch copies, device-id maps, IPC
+/// keys, shareable handles imported by another process, aclrtMemSetAccess, the NoUC reservation):
+/// their checks and codes, and the bytes they move.
+#[test]
+fn streams_batch_copies_and_sharing_checks_and_codes() {
+    let exe = Program::c("acl_streams", &["sim/tests/acl_streams.c"]).libs(&["acl_rt"]).build();
+    let out = Run::new(&exe).run();
+    checked(&out);
+    assert!(out.sim_results("aclrtMemImportFromShareableHandleV2").contains(&"0".to_string()), "{}", out.dump());
+}
+
 #[test]
 fn securec_functions_from_the_hal_stand_in() {
     let exe = Program::c("securec", &["sim/tests/securec.c"]).libs(&["ascend_hal"]).build();

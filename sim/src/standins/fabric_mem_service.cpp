@@ -2,9 +2,8 @@
 // allocator the vendor's benchmarks take their buffers from. Follows the vendor's order
 // (hicann/hixl src/hixl/fabric_mem/fabric_mem_allocator.cc): a pinned physical allocation
 // (device: HBM huge pages on the current device; host: 1 GiB pages on the device's NUMA node,
-// then on any node, then 2 MiB pages), a reserved virtual range, the mapping. The vendor also
-// grants the device access to host memory (aclrtMemSetAccess); the simulator's devices reach
-// all host memory, so that step is left out.
+// then on any node, then 2 MiB pages), a reserved virtual range, the mapping, and for host
+// memory the device's access to it (aclrtMemSetAccess).
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -68,6 +67,25 @@ Status FabricMemTransferService::MallocMem(MemType type, size_t size, void **ptr
     (void)aclrtReleaseMemAddress(va);
     (void)aclrtFreePhysical(physical);
     return FAILED;
+  }
+  // host memory: the device is granted access to the mapping (SetDeviceAccessForHostMappedVa,
+  // with the driver's logical id of the current device)
+  if (type == MEM_HOST) {
+    int32_t logic = 0;
+    aclrtMemAccessDesc access = {};
+    access.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    access.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    aclError acl = aclrtGetLogicDevIdByUserDevId(device, &logic);
+    if (acl == ACL_SUCCESS) {
+      access.location.id = static_cast<uint32_t>(logic);
+      acl = aclrtMemSetAccess(va, size, &access, 1);
+    }
+    if (acl != ACL_SUCCESS) {
+      (void)aclrtUnmapMem(va);
+      (void)aclrtReleaseMemAddress(va);
+      (void)aclrtFreePhysical(physical);
+      return static_cast<Status>(acl);
+    }
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   Allocations()[reinterpret_cast<uintptr_t>(va)] = Allocation{physical, false, {}};
