@@ -147,6 +147,19 @@ fn each_adxl_rule_rejects_with_the_vendors_code() {
     }
 }
 
+/// A second Initialize that fails leaves the engine unusable, as the vendor's AdxlEngine does
+/// (it keeps the engine it made): the next call is rejected with FAILED, the vendor's answer,
+/// without reaching it.
+#[test]
+fn a_failed_second_initialize_leaves_the_engine_unusable() {
+    let b = bare("reinit_failed");
+    assert_eq!(b.rc_lines()[1], ("register".to_string(), 503900), "{}", b.dump());
+    for o in each_mode("reinit_failed", &[], &[]) {
+        assert_eq!(logged(&o, "error", "HIXL-NOT-INITIALIZED", "AdxlEngine::RegisterMem").len(), 1, "{}", o.dump());
+        assert_eq!(o.sim_calls("AdxlEngine::RegisterMem"), 0, "{}", o.dump());
+    }
+}
+
 /// A transfer from a buffer never registered, once AutoConnect linked the engines: the
 /// hixl_cs engine's PARAM_INVALID, given by regcheck with the range and the fix. (The vendor
 /// would also have dropped the link after the failed transfer, so the program's later

@@ -25,7 +25,8 @@ fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The ACL names libregcheck.so defines (the calls it interposes).
+/// The ACL and HixlCS names libregcheck.so defines (the calls it interposes; the C++ members
+/// are told by their trace names, `Hixl::` and `AdxlEngine::`).
 fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
     let out = Command::new("nm").args(["-D", "--defined-only"]).arg(lib).output().expect("nm");
     String::from_utf8_lossy(&out.stdout)

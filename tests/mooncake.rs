@@ -300,10 +300,20 @@ fn a_transfer_from_an_unregistered_buffer_gets_the_vendor_code_and_nothing_crash
             let refused: Vec<String> = adxl_results(&out, "TransferSync").into_iter().filter(|r| r != "0").collect();
             assert_eq!(refused, vec!["103900"; 2], "PARAM_INVALID, once per attempt:\n{}", out.dump());
         }
-        // TODO(issue 28, item 4): with regcheck's ADXL front end (branch `adxl`), assert here that
-        // under `regcheck run --audit` the refusal is named: the rule ID, the call
-        // (adxl::AdxlEngine::TransferSync), the unregistered range, the fix (register_memory
-        // first), and the vendor's code 103900; then also under LD_PRELOAD (a warning at most
-        // there: the ctypes allocation is invisible).
+        if door == Door::RegcheckRunAudit {
+            // regcheck names the refusal: the rule, the call, the unregistered range, the fix,
+            // and the vendor's code (given by regcheck once the engines are linked, by the
+            // vendor on a first transfer that has to connect first).
+            let named: Vec<&str> = out
+                .stderr
+                .lines()
+                .filter(|l| l.contains("[HIXL-XFER-LOCAL-UNREGISTERED] AdxlEngine::TransferSync("))
+                .collect();
+            assert!(!named.is_empty(), "the refusal is named:\n{}", out.dump());
+            for l in &named {
+                assert!(l.contains("the local range [0x") && l.contains("Fix: RegisterMem"), "{l}");
+                assert!(l.contains("103900") || l.contains("PARAM_INVALID"), "the vendor's code: {l}");
+            }
+        }
     }
 }

@@ -155,6 +155,15 @@ int Run(const std::string &s) {
     rc("disconnect", a.Disconnect(kB, 1000));
     rc("deregister_src", a.DeregisterMem(hs));
     rc("deregister_dev", b.DeregisterMem(hd));
+  } else if (s == "reinit_failed") {
+    // A second Initialize that fails (AutoConnect must be 0 or 1): AdxlEngine keeps the engine
+    // it made, and every later call fails.
+    Init(a, kA);
+    Options bad = Mooncake();
+    bad[adxl::OPTION_AUTO_CONNECT] = "2";
+    rc("reinitialize", a.Initialize(kA, bad));
+    MemHandle h;
+    rc("register", Reg(a, MallocHost(kLen), kLen, adxl::MEM_HOST, &h));
   } else if (s == "not_initialized") {
     MemHandle h;
     rc("register", Reg(a, MallocHost(kLen), kLen, adxl::MEM_HOST, &h));

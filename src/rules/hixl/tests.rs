@@ -799,3 +799,31 @@ fn adxl_registrations_share_the_hixl_rules() {
     let d = DeregFacts { state: InstanceState::Finalized, live: None, other_owner: None, links: None, engine: None };
     assert_eq!(rules(&check_dereg(RegApi::Adxl, 0x10, &d)), vec![RuleId::HixlNotInitialized]);
 }
+
+/// Without a link, the first finding is the vendor's first failure: an empty op list before
+/// the link on the comm engine (the link first on hixl_cs), a NULL op address (the front end's
+/// own check) before the link on every engine, a zero length after it.
+#[test]
+fn transfer_findings_come_in_the_vendors_order() {
+    let f = XferFacts {
+        state: InstanceState::Initialized,
+        linked: Some(false),
+        engine: Some(Engine::Comm),
+        pool: false,
+        sync: true,
+        fabric_host: false,
+        connects_first: false,
+    };
+    let op = |l, r, n| TransferOpDesc { local_addr: l, remote_addr: r, len: n };
+    let regd = |_: usize, _: u64| Some(MemKind::Host);
+    let none = |_: usize, _: u64| RemoteView::Unknown;
+    let (not_connected, empty) = (RuleId::HixlXferNotConnected, RuleId::HixlXferEmpty);
+    assert_eq!(rules(&check_transfer("T", b"b", f, &[], regd, none)), vec![empty, not_connected]);
+    let cs = XferFacts { engine: Some(Engine::HixlCs), ..f };
+    assert_eq!(rules(&check_transfer("T", b"b", cs, &[], regd, none)), vec![not_connected, empty]);
+    for e in [f, cs] {
+        assert_eq!(rules(&check_transfer("T", b"b", e, &[op(0, 1, 1)], regd, none)), vec![empty, not_connected]);
+        assert_eq!(rules(&check_transfer("T", b"b", e, &[op(1, 0, 1)], regd, none)), vec![empty, not_connected]);
+        assert_eq!(rules(&check_transfer("T", b"b", e, &[op(1, 1, 0)], regd, none)), vec![not_connected, empty]);
+    }
+}

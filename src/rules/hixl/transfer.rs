@@ -107,6 +107,8 @@ struct OpScan {
     /// Ops with a zero length or address.
     bad: usize,
     first_bad: Option<usize>,
+    /// Some op has a NULL address (the front end's own check, before the engine's).
+    null_addr: bool,
     /// Ops whose local range is in no registration.
     unreg: usize,
     first_unreg: Option<usize>,
@@ -177,6 +179,7 @@ fn scan_ops(
         if op.len == 0 || op.local_addr == 0 || op.remote_addr == 0 {
             scan.bad += 1;
             scan.first_bad.get_or_insert(i);
+            scan.null_addr |= op.local_addr == 0 || op.remote_addr == 0;
             continue;
         }
         let kind = registered(op.local_addr, op.len as u64);
@@ -220,8 +223,8 @@ fn transfer_findings(
         out.push(nf);
         return out;
     }
-    if f.linked == Some(false) {
-        out.push(Finding::new(
+    let not_connected = (f.linked == Some(false)).then(|| {
+        Finding::new(
             RuleId::HixlXferNotConnected,
             "remote_engine",
             format!("this instance has no link to \"{}\"", remote_engine()),
@@ -229,13 +232,33 @@ fn transfer_findings(
                 "Connect(\"{}\") (and check that it returns SUCCESS) before transferring, or enable AutoConnect",
                 remote_engine()
             ),
-        ));
-    }
+        )
+    });
     if ops.is_empty() {
-        out.push(Finding::new(RuleId::HixlXferEmpty, "op_descs", "is empty", "pass at least one TransferOpDesc"));
+        let empty = Finding::new(RuleId::HixlXferEmpty, "op_descs", "is empty", "pass at least one TransferOpDesc");
+        // The comm engine refuses an empty op list before it looks for the link
+        // (hicann/hixl `src/hixl/engine/comm_engine.cc`, `TransferSync`); hixl_cs looks for
+        // the link first (`src/hixl/engine/hixl_engine.cc`): the first finding's code is
+        // the vendor's.
+        if f.engine == Some(Engine::Comm) {
+            out.push(empty);
+            out.extend(not_connected);
+        } else {
+            out.extend(not_connected);
+            out.push(empty);
+        }
         return out;
     }
-    let OpScan { bad, first_bad, unreg, first_unreg, far, first_far, late, mixed } = scan;
+    // A NULL op address is refused by the front end itself (`CheckTransferOpDescs`), before
+    // any engine looks for the link; a zero length only by the engine, after it.
+    let not_connected = match not_connected {
+        Some(nc) if !scan.null_addr => {
+            out.push(nc);
+            None
+        }
+        nc => nc,
+    };
+    let OpScan { bad, first_bad, unreg, first_unreg, far, first_far, late, mixed, .. } = scan;
     let more = |n: usize| if n > 1 { format!(" (and {} more op(s))", n - 1) } else { String::new() };
     if let Some(i) = first_bad {
         let op = &ops[i];
@@ -253,6 +276,7 @@ fn transfer_findings(
             "give every op non-zero local_addr, remote_addr and len",
         ));
     }
+    out.extend(not_connected);
     if let Some(i) = first_unreg {
         let op = &ops[i];
         let end = op.local_addr.saturating_add(op.len);
