@@ -537,7 +537,13 @@ fn check_transfer(
                     "{call}: remote_engine cannot be read (GetString/GetLength not found); the transfer rules are skipped"
                 )
             });
-            reject_or(rt, Api::Cpp, call, || format!("op_descs=[{} op(s)], timeout_in_millis={timeout:?}", ops.len()), &own)?;
+            reject_or(
+                rt,
+                Api::Cpp,
+                call,
+                || format!("op_descs=[{} op(s)], timeout_in_millis={timeout:?}", ops.len()),
+                &own,
+            )?;
             Ok(side)
         }
     }
