@@ -392,7 +392,10 @@ fn rejections_by_records_need_ld_audit() {
                 ("warning", "error", "regcheck has no record to be sure of this")
             };
             assert!(o.stderr.contains(&format!("regcheck: {level}: [{rule}]")), "{}", ctx());
-            assert!(!o.stderr.contains(&format!("regcheck: {not}: [{rule}]")), "{}", ctx());
+            // (An overlap on another device is explained as a warning after the vendor's answer.)
+            if !seen {
+                assert!(!o.stderr.contains(&format!("regcheck: {not}: [{rule}]")), "{}", ctx());
+            }
             assert!(o.stderr.contains(why) && o.stderr.contains("regcheck run --audit"), "{}", ctx());
             assert!(o.sim_calls(call) > 0, "{}", ctx());
         }
