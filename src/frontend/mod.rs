@@ -141,7 +141,7 @@ pub(crate) fn run<C, R>(
     ret
 }
 
-/// [`run`] for a call with nothing to record (a look-up, a transfer): no record phase.
+/// [`run`] for a call with nothing to record (a look-up): no record phase.
 #[inline(always)]
 pub(crate) fn run_unrecorded<R>(
     call: &'static str,
