@@ -47,6 +47,28 @@ fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
 fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> String {
     let mut rejects: Vec<(String, String)> = Vec::new();
     let mut warns: Vec<String> = Vec::new();
+    // Every finding of a rejected call says "(rejected with C)"; the one that rejected it is the
+    // finding whose rule returns C. A finding regcheck saw (an error it does not enforce) on a
+    // call another finding rejected is not a rejection of its own. A code no rule returns (a
+    // finding with a code of its own) is its finding's.
+    let code_of =
+        |rule: &str| regcheck::rules::RuleId::from_name(rule).and_then(|r| r.info().code).map(|c| c.to_string());
+    let rejected_codes: Vec<(String, String)> = under
+        .stderr
+        .lines()
+        .filter_map(|l| {
+            let (rule, tail) = l.strip_prefix("regcheck: error: [")?.split_once(']')?;
+            let i = tail.find("(rejected with ")?;
+            Some((
+                rule.to_string(),
+                tail[i + "(rejected with ".len()..].chars().take_while(char::is_ascii_digit).collect(),
+            ))
+        })
+        .collect();
+    let owns = |rule: &str, c: &str| {
+        code_of(rule).as_deref() == Some(c)
+            || !rejected_codes.iter().any(|(r, k)| k == c && code_of(r).as_deref() == Some(c))
+    };
     for line in under.stderr.lines() {
         let (kind, rest) = match (line.strip_prefix("regcheck: error: ["), line.strip_prefix("regcheck: warning: [")) {
             (Some(r), _) => ("error", r),
@@ -59,10 +81,16 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
             .map(|i| tail[i + "(rejected with ".len()..].chars().take_while(char::is_ascii_digit).collect::<String>());
         let forwarded = tail.contains("(forwarded)");
         match (kind, code) {
-            ("error", Some(c)) if !rejects.iter().any(|(r, k)| r == rule && *k == c) => {
-                rejects.push((rule.to_string(), c));
+            ("error", Some(c)) if owns(rule, &c) => {
+                if !rejects.iter().any(|(r, k)| r == rule && *k == c) {
+                    rejects.push((rule.to_string(), c));
+                }
             }
-            ("error", Some(_)) => {}
+            ("error", Some(_)) => {
+                if !warns.iter().any(|w| w == rule) {
+                    warns.push(rule.to_string());
+                }
+            }
             _ if (forwarded || tail.contains("(rejected with ")) && !warns.iter().any(|w| w == rule) => {
                 warns.push(rule.to_string());
             }

@@ -305,7 +305,9 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
                 }
             }
             level => {
-                let why = d.why.filter(|w| *w != Why::ReportMode);
+                // On a call another finding rejects, "it forwards the call" would be untrue.
+                let rejected = matches!(outcome, Outcome::Rejected(_));
+                let why = d.why.filter(|w| *w != Why::ReportMode && !rejected);
                 report::emit(call, args, f, level.action(), outcome, why);
             }
         }
