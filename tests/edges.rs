@@ -78,8 +78,6 @@ fn edge_ranges_are_rejected_by_named_rules() {
         ("past_user_top", 100000, "ACL-HOSTREG-NOT-USER-SPACE"),
         ("v1_kernel_half", 100000, "ACL-HOSTREG-NOT-USER-SPACE"),
         ("last_user_page_v2", 100000, "ACL-HOSTREG-UNMAPPED"),
-        ("hixl_kernel_half", 103900, "HIXL-REG-NOT-USER-SPACE"),
-        ("hixl_past_user_top", 103900, "HIXL-REG-NOT-USER-SPACE"),
         ("hixl_wrap_end_zero", 103900, "HIXL-REG-RANGE-OVERFLOW"),
     ];
     // Without regcheck the vendor sees them all, and answers the ACL ones with 507899.
@@ -98,6 +96,15 @@ fn edge_ranges_are_rejected_by_named_rules() {
             assert!(line.contains("the vendor was not called"), "{rule} named with the outcome: {}", ctx());
         }
         assert_eq!(o.sim_calls("aclrtHostRegisterV2") + o.sim_calls("aclrtHostRegister"), 0, "{}", ctx());
-        assert_eq!(o.sim_calls("Hixl::RegisterMem"), 0, "{}", ctx());
+        // HIXL's RegisterMem checks only that the range does not wrap: a range in the kernel
+        // half fails later, in the transport. Warned, and the vendor answers as it does bare.
+        // (A range past the top of user space is also larger than the documented host cap,
+        // which HIXL-REG-HOST-CAP judges.)
+        for label in ["hixl_kernel_half"] {
+            let want = bare.rc_lines().into_iter().find(|(l, _)| l == label);
+            assert_eq!(rc.iter().find(|(l, _)| l == label).cloned(), want, "{label}: {}", ctx());
+        }
+        assert!(o.stderr.contains("regcheck: warning: [HIXL-REG-NOT-USER-SPACE]"), "{}", ctx());
+        assert_eq!(o.sim_calls("Hixl::RegisterMem"), 1, "{}", ctx());
     }
 }

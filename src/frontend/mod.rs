@@ -230,8 +230,8 @@ fn gap(records: Records, api: Api) -> Option<Gap> {
 /// Decide on a call's findings ([`crate::rules::decision`]), log each as decided, and say
 /// whether the call is rejected: with the code of the first finding that rejects.
 ///
-/// Who made the call is asked (a stack unwind) only when it matters: for a finding judged by
-/// records that would not crash, which is the vendor's business on its own calls.
+/// Who made the call is asked only when it matters: for a finding that would not crash, which
+/// is the vendor's business on its own calls.
 pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Finding]) -> Verdict {
     let severities: Vec<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
     if severities.iter().all(|a| *a == Action::Off) {
@@ -244,7 +244,7 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
         .zip(&severities)
         .map(|(f, &severity)| {
             let info = f.rule.info();
-            let asks_caller = severity != Action::Off && info.basis.by_records() && info.harm != Harm::Crash;
+            let asks_caller = severity != Action::Off && info.harm != Harm::Crash;
             let caller = if asks_caller {
                 *caller.get_or_insert_with(|| {
                     if crate::callsite::call_from_vendor() {

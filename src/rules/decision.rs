@@ -16,9 +16,11 @@
 //! * the **mode** (enforce or report).
 //!
 //! The rules of the decision, in order:
-//! 1. A finding judged by records on a call the vendor's own library makes is the vendor's
-//!    business: a debug line, forwarded, not counted; unless forwarding would crash, hang or
-//!    corrupt, which is stopped whoever calls.
+//! 1. A finding on a call the vendor's own library makes is the vendor's business: a debug
+//!    line, forwarded, not counted (its records are the vendor's bookkeeping, and where the
+//!    vendor fails the call itself, forwarding keeps the vendor's own code, which the
+//!    application's call then returns); unless forwarding would crash, hang or corrupt, which
+//!    is stopped whoever calls.
 //! 2. Certain: the severity, enforced (an `error` rejects in enforce mode) and counted.
 //! 3. Seen: the severity in the log, JSON, summary and exit code, but not rejected (the message
 //!    says what regcheck saw and why it forwards).
@@ -203,7 +205,7 @@ impl Level {
 /// Why a finding is not applied at its severity: the sentence its message carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Why {
-    /// A finding by records on the vendor's own call: its business.
+    /// A finding on the vendor's own call that would not crash: its business.
     VendorsOwn,
     /// regcheck saw it; it forwards (an error is still counted).
     Seen { gap: Gap, would_reject: bool },
@@ -218,7 +220,7 @@ impl Why {
     pub fn text(self, code: i64) -> String {
         let advice = |gap: Gap| gap.advice().map(|a| format!("; {a}")).unwrap_or_default();
         match self {
-            Why::VendorsOwn => "the call is made by the vendor's own library, whose bookkeeping regcheck's records do not judge; forwarded untouched".to_string(),
+            Why::VendorsOwn => "the call is made by the vendor's own library and would not crash: the vendor answers it (its own code reaches the application's call); forwarded untouched".to_string(),
             Why::Seen { gap, would_reject } => {
                 let instead = if would_reject { format!(" instead of rejecting with {code}") } else { String::new() };
                 format!("regcheck saw this itself, but {}, so it forwards the call{instead}{}", gap.reason(), advice(gap))
@@ -262,7 +264,7 @@ pub fn decide(c: &Case) -> Decision {
     if c.severity == Action::Off {
         return off;
     }
-    if c.caller == Caller::Vendor && c.basis.by_records() && c.harm != Harm::Crash {
+    if c.caller == Caller::Vendor && c.harm != Harm::Crash {
         return Decision { level: Level::Debug, why: Some(Why::VendorsOwn), ..off };
     }
     let error = c.severity == Action::Error;
@@ -342,9 +344,8 @@ mod tests {
                 continue;
             }
             // Only an error that is certain, in enforce mode, rejects; and such an error always
-            // rejects, whoever calls, unless it is a records finding on the vendor's own call
-            // that would not crash.
-            let vendors_own = c.caller == Caller::Vendor && c.basis.by_records() && c.harm != Harm::Crash;
+            // rejects, whoever calls, unless it is on the vendor's own call and would not crash.
+            let vendors_own = c.caller == Caller::Vendor && c.harm != Harm::Crash;
             assert_eq!(
                 d.reject,
                 !vendors_own

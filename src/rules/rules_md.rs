@@ -33,9 +33,9 @@ pub fn catalogue_markdown() -> String {
     out.push_str("unregistration is one regcheck saw).\n\n");
     out.push_str("\"If forwarded\" says what the vendor does with such a call: `crash` (crashes, hangs or corrupts:\n");
     out.push_str("stopped whoever calls, the vendor's own libraries included), `fails` (an error code, now or at\n");
-    out.push_str("a later call) or `accepted`. A finding judged by records on a call the vendor's own library makes\n");
-    out.push_str("(HIXL registering host memory with ACL) is the vendor's business unless it would crash: a\n");
-    out.push_str("debug line, forwarded.\n\n");
+    out.push_str("a later call) or `accepted`. A finding on a call the vendor's own library makes (HIXL\n");
+    out.push_str("registering host memory with ACL) is the vendor's business unless it would crash: a debug\n");
+    out.push_str("line, forwarded, so that the vendor's own code reaches the application's call.\n\n");
     for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL"), (Family::Adxl, "ADXL")] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
