@@ -81,16 +81,12 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
             .map(|i| tail[i + "(rejected with ".len()..].chars().take_while(char::is_ascii_digit).collect::<String>());
         let forwarded = tail.contains("(forwarded)");
         match (kind, code) {
-            ("error", Some(c)) if owns(rule, &c) => {
-                if !rejects.iter().any(|(r, k)| r == rule && *k == c) {
-                    rejects.push((rule.to_string(), c));
-                }
+            ("error", Some(c)) if owns(rule, &c) && !rejects.iter().any(|(r, k)| r == rule && *k == c) => {
+                rejects.push((rule.to_string(), c));
             }
-            ("error", Some(_)) => {
-                if !warns.iter().any(|w| w == rule) {
-                    warns.push(rule.to_string());
-                }
-            }
+            ("error", Some(c)) if owns(rule, &c) => {}
+            ("error", Some(_)) if !warns.iter().any(|w| w == rule) => warns.push(rule.to_string()),
+            ("error", Some(_)) => {}
             _ if (forwarded || tail.contains("(rejected with ")) && !warns.iter().any(|w| w == rule) => {
                 warns.push(rule.to_string());
             }

@@ -7,7 +7,7 @@
 //!
 //! Longer runs: `cargo xtask differential --seeds N --calls M`.
 
-use testkit::differential::{check_seed, Limits};
+use testkit::differential::{check_seed, Door, Limits, Violation};
 
 /// Seeds (their low three bits pick the environment, see `Env::of_seed`): both registration
 /// paths, both kernels, mlocked or not. On the main of issue 27 they find its items 1 (0x6:
@@ -21,9 +21,38 @@ const SEEDS: &[u64] = &[0x0, 0x2, 0x6, 0x7];
 /// (within 15 s), the others are listed.
 const LIMITS: Limits = Limits { calls: 1500, shrink_runs: 40, shrink_seconds: 15, shrunk_per_door: 1 };
 
+/// The open deviations: kinds of difference the test knows and regcheck does not fix yet, each
+/// with why. The first difference of each run must be of one of these kinds or it fails the
+/// test; differences after the first are listed, not judged (the two runs' states differ from
+/// there on). docs/testing.md lists them too.
+fn open_deviation(v: &Violation, failure: &str) -> Option<&'static str> {
+    // The step as the failure shows it: its line in the shrunk trace, else the first line.
+    let step = failure.lines().find(|l| l.contains("<<<")).unwrap_or_else(|| failure.lines().next().unwrap_or(""));
+    let pinned_only = step.contains(", PINNED)") || step.contains(", PINNED,");
+    match (v.kind, v.door) {
+        // The certainty principle: without the audit module, memory regcheck has no record of
+        // may be an unseen aclrtMallocHost's; its finding is a warning that says so, and the
+        // vendor answers. Under --audit every such crash must be stopped.
+        ("crashes under regcheck", Door::Preload) => Some("unknown without LD_AUDIT: warned, not stopped"),
+        // A PINNED-only registration reaches the driver (and its page-locking) only on the
+        // driver path, which regcheck cannot tell from the runtime-table path.
+        ("crashes under regcheck", Door::Audit) if pinned_only => Some("PINNED-only: the registration path is unknown"),
+        // Both fail; which check answers first depends on the registration path (the runtime's
+        // tables check overlaps before the driver checks the memory) or on the context.
+        ("rejected with another code than the vendor's", _) => Some("the vendor's order of checks, by path"),
+        // The simulator does not model the driver's documented refusal of stack memory
+        // (ACL-HOSTREG-STACK, field reports: 507899) nor HCCL's of registrations past the
+        // documented host and device caps (HIXL-REG-HOST-CAP, HIXL-REG-DEVICE-CAP).
+        ("false rejection (succeeds bare)", _) if step.contains("stack+") => Some("stack memory: not simulated"),
+        ("false rejection (succeeds bare)", _) if step.contains("268435456p") => Some("the caps: not simulated"),
+        _ => None,
+    }
+}
+
 #[test]
 fn regcheck_rejects_only_what_fails_bare_and_everything_that_crashes() {
     let mut failures = Vec::new();
+    let mut open = Vec::new();
     for &seed in SEEDS {
         let shrunk_per_door = if failures.is_empty() { LIMITS.shrunk_per_door } else { 0 };
         let r = check_seed(seed, Limits { shrunk_per_door, ..LIMITS });
@@ -36,7 +65,19 @@ fn regcheck_rejects_only_what_fails_bare_and_everything_that_crashes() {
             r.failures.len(),
             r.elapsed
         );
-        failures.extend(r.failures);
+        for door in [Door::Preload, Door::Audit] {
+            let mut of_door = r.violations.iter().zip(&r.failures).filter(|(v, _)| v.door == door);
+            let Some((first, text)) = of_door.next() else { continue };
+            match open_deviation(first, text) {
+                Some(why) => open.push(format!("seed {seed:#x}, {}: {} ({why})", door.name(), first.describe())),
+                None => failures.push(text.clone()),
+            }
+            let later = of_door.count();
+            if later > 0 {
+                open.push(format!("seed {seed:#x}, {}: {later} later difference(s), not judged", door.name()));
+            }
+        }
     }
+    eprintln!("open deviations ({}):\n{}", open.len(), open.join("\n"));
     assert!(failures.is_empty(), "{} failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
 }

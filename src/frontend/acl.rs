@@ -240,7 +240,9 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
     run(
         "aclrtHostUnregister",
         |rt| {
-            let device = queries::device().unwrap_or(-1);
+            // Without a current context the vendor answers 107002 before it looks for the
+            // registration: nothing of regcheck's records applies.
+            let Some(device) = queries::device() else { return Ok(None) };
             let p = ptr as usize;
             let (exact, containing, elsewhere, unregistered) = state::read(|s| {
                 let exact = s.host_regs.exact(device, p).copied();
@@ -301,7 +303,9 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c
     let ret = run_unrecorded(
         "aclrtHostGetDevicePointer",
         |rt| {
-            let device = queries::device().unwrap_or(-1);
+            // Without a current context the vendor answers 107002 (after its own NULL checks)
+            // before it looks for the registration: nothing of regcheck's records applies.
+            let Some(device) = queries::device() else { return Ok(()) };
             let p = p_host as usize;
             // Scalars out of the read: a registration copied out of it, or findings
             // returned through it, would be copied through memory on every call.

@@ -239,6 +239,9 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
     }
     let mode = if rt.mode() == Mode::Report { Enforcement::Report } else { Enforcement::Enforce };
     let mut caller = None;
+    // On the vendor's own call, a finding the vendor fails itself (a fact, in the vendor's
+    // order before the others) means the call never gets as far as what would crash.
+    let mut vendor_fails_first = false;
     let decisions: Vec<Decision> = findings
         .iter()
         .zip(&severities)
@@ -260,15 +263,19 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
                 Basis::Facts => None,
                 Basis::Records { of, .. } => gap(of, api),
             };
-            decision::decide(&Case {
-                severity,
-                basis: info.basis,
-                evidence: f.evidence,
-                harm: info.harm,
-                caller,
-                gap,
-                mode,
-            })
+            let case = Case { severity, basis: info.basis, evidence: f.evidence, harm: info.harm, caller, gap, mode };
+            if info.harm == Harm::Crash && vendor_fails_first {
+                return decision::decide(&Case { harm: Harm::Fails, caller: Caller::Vendor, ..case });
+            }
+            let d = decision::decide(&case);
+            if caller == Caller::Vendor
+                && info.harm == Harm::Fails
+                && severity == Action::Error
+                && d.evidence == decision::Evidence::Certain
+            {
+                vendor_fails_first = true;
+            }
+            d
         })
         .collect();
     if decisions.iter().any(|d| {
