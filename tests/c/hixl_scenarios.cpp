@@ -546,7 +546,7 @@ int Run(const std::string &s) {
     rc("client_null_addr", HixlCSClientRegMem(client, "c", &cnull, &tmp));
     CommMem czero{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(cp), 0};
     rc("client_len_zero", HixlCSClientRegMem(client, "c", &czero, &tmp));
-    CommMem cinvalid{COMM_MEM_TYPE_INVALID, reinterpret_cast<void *>(cp), kPage};
+    CommMem cinvalid{COMM_MEM_TYPE_INVALID, reinterpret_cast<void *>(cp + 2 * kPage), kPage};
     rc("client_memtype", HixlCSClientRegMem(client, "c", &cinvalid, &tmp));
     CommMem cmem{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(cp), kPage};
     MemHandle ch = nullptr;

@@ -239,6 +239,7 @@ fn hixl_cs_memory_rules() {
             ("client_create", 0),
             ("client_null_addr", 103900),
             ("client_len_zero", 103900),
+            // Type -1: warned, and the vendor records it as host memory.
             ("client_memtype", 0),
             ("client_reg", 0),
             ("client_connect", 0),
@@ -262,9 +263,9 @@ fn hixl_cs_memory_rules() {
             "HIXL-DEREG-UNKNOWN",
         ],
         absent: &["HIXL-REG-HOST-ORIGIN"],
-        // The server's overlap and the registrations after the connection are warned and
-        // forwarded.
-        forwarded: &[("HixlCSServerRegMem", 3), ("HixlCSClientRegMem", 2), ("HixlCSClientUnregMem", 2)],
+        // The server's overlap, the client's memory type and the registrations after the
+        // connection are warned and forwarded.
+        forwarded: &[("HixlCSServerRegMem", 3), ("HixlCSClientRegMem", 3), ("HixlCSClientUnregMem", 2)],
     }
     .check_audited();
     Case {

@@ -31,9 +31,10 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
         assert!(o.stderr.contains("staging buffer pool"), "{}", o.dump());
         assert!(o.stderr.contains("one transfer type"), "the mixed call: {}", o.dump());
     }
-    // The pool turned off ("0:0"): nothing stages it; and hixl_cs refuses ranges outside
-    // registered memory. Both rejected before the vendor.
-    for scenario in ["xfer_unregistered_comm_no_pool", "xfer_unregistered_hixl_cs"] {
+    // The pool turned off ("0:0"): nothing stages it, and the HCCL transfer fails (503900);
+    // and hixl_cs refuses ranges outside registered memory (103900). Both rejected before the
+    // vendor, with the vendor's code.
+    for (scenario, sync) in [("xfer_unregistered_comm_no_pool", 503900), ("xfer_unregistered_hixl_cs", 103900)] {
         let outs = Case {
             scenario,
             env: &[],
@@ -42,7 +43,7 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
                 ("register_dev", 0),
                 ("register_b", 0),
                 ("connect", 0),
-                ("sync", 103900),
+                ("sync", sync),
                 ("async", 103900),
                 ("mixed", 103900),
                 ("disconnect", 0),

@@ -296,9 +296,9 @@ fn transfer_findings(
                 format!("{fix} (a direct transfer); or set BufferPool to size the staging pool"),
             )
             .with_action(crate::rules::Action::Warn),
-            // The comm engine's HCCL transfer fails (FAILED), where the others refuse the range
-            // (PARAM_INVALID) before any transfer.
-            Unregistered::Fails(why) if f.engine == Some(Engine::Comm) && !mixed => {
+            // The comm engine's HCCL transfer of a TransferSync without a buffer pool fails
+            // (FAILED), where the others refuse the range (PARAM_INVALID) before any transfer.
+            Unregistered::Fails(why) if f.engine == Some(Engine::Comm) && !f.pool && f.sync && !mixed => {
                 Finding::new(RuleId::HixlXferLocalUnregistered, "op_descs", format!("{range}: {why}"), fix)
                     .with_code(i64::from(crate::codes::hixl::FAILED))
             }
