@@ -74,13 +74,6 @@ pub enum Basis {
     Records { of: Records, otherwise: Evidence },
 }
 
-impl Basis {
-    /// Whether the rule judges by records.
-    pub fn by_records(self) -> bool {
-        matches!(self, Basis::Records { .. })
-    }
-}
-
 /// What the vendor does with such a call when it is forwarded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Harm {
