@@ -455,6 +455,8 @@ fn is_regcheck_frame(site: &Site) -> bool {
         || name.starts_with("HixlCS")
         || name.starts_with("hixl::Hixl::")
         || name.starts_with("adxl::AdxlEngine::")
+        || name.starts_with("llm_datadist::LlmDataDist::")
+        || name.starts_with("Hccl")
         || ["regcheck::", "core::", "std::", "alloc::", "backtrace::"].iter().any(|p| name.starts_with(p))
 }
 

@@ -97,6 +97,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_ACL_LIB", "path of the real ACL runtime library"),
     ("REGCHECK_HIXL_LIB", "path of the real libcann_hixl.so"),
     ("REGCHECK_ADXL_LIB", "path of the real libllm_datadist.so (ADXL)"),
+    ("REGCHECK_HCCL_LIB", "path of the real libhcomm.so (HCCL's HcclRegisterGlobalMem)"),
     ("REGCHECK_LARGE_BYTES", "size above which one host registration is reported (default 64G)"),
     ("REGCHECK_HIXL_MAX_REGS", "live registrations allowed per HIXL instance (default 4000)"),
     (

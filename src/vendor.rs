@@ -44,8 +44,10 @@ pub enum Library {
     Acl,
     /// HIXL: `libcann_hixl.so`.
     Hixl,
-    /// ADXL (`adxl::AdxlEngine`): `libllm_datadist.so`.
+    /// ADXL (`adxl::AdxlEngine`) and LLM-DataDist (`llm_datadist::LlmDataDist`): `libllm_datadist.so`.
     Adxl,
+    /// HCCL's global-memory registration (`HcclRegisterGlobalMem`): `libhcomm.so`.
+    Hccl,
 }
 
 impl Library {
@@ -55,6 +57,7 @@ impl Library {
             Library::Acl => &["libacl_rt.so", "libascendcl.so"],
             Library::Hixl => &["libcann_hixl.so"],
             Library::Adxl => &["libllm_datadist.so"],
+            Library::Hccl => &["libhcomm.so"],
         }
     }
 
@@ -63,6 +66,7 @@ impl Library {
             Library::Acl => "REGCHECK_ACL_LIB",
             Library::Hixl => "REGCHECK_HIXL_LIB",
             Library::Adxl => "REGCHECK_ADXL_LIB",
+            Library::Hccl => "REGCHECK_HCCL_LIB",
         }
     }
 }

@@ -22,6 +22,8 @@ pub mod api_findings;
 pub mod errmsg;
 /// cbindgen:ignore
 pub mod hixl;
+/// cbindgen:ignore
+pub mod llm_datadist;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

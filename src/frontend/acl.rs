@@ -491,14 +491,26 @@ pub unsafe fn malloc(dev_ptr: *mut *mut c_void, size: usize, policy: u32) -> i32
     )
 }
 
-/// `aclrtFree(devPtr)`.
+/// `aclrtFree(devPtr)`: warns when HIXL, ADXL, LLM-DataDist or HCCL still has a
+/// registration in the allocation (HIXL-FREE-REGISTERED).
 ///
 /// # Safety
 /// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
 pub unsafe fn free(dev_ptr: *mut c_void) -> i32 {
     run(
         "aclrtFree",
-        |_| Ok(()),
+        |rt| {
+            let p = dev_ptr as usize;
+            let live = crate::frontend::hixl::registered_in_allocation(p);
+            let findings: Vec<Finding> = crate::rules::datadist::check_free_registered(p, &live).into_iter().collect();
+            if findings.is_empty() {
+                return Ok(());
+            }
+            match decide(rt, Api::C, "aclrtFree", &format!("devPtr=0x{p:x}"), &findings) {
+                Verdict::Reject(c) => Err(c as i32),
+                Verdict::Forward => Ok(()),
+            }
+        },
         || call_vendor!(FREE, PtrFn, code::API_NOT_SUPPORT; dev_ptr),
         |_, (), ret| {
             if *ret == code::SUCCESS {

@@ -270,6 +270,17 @@ pub static EXAMPLES: &[Example] = &[
         "std::thread([&] { e.TransferSync(peer, adxl::WRITE, ops, 10000); }); /* no context set */",
         "std::thread([&] { aclrtSetCurrentContext(engine_ctx); e.TransferSync(peer, adxl::WRITE, ops, 10000); });",
     ),
+    ex(
+        HixlFreeRegistered,
+        "dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);\naclrtFree(k);",
+        "dd.UnregisterKvCache(id);\naclrtFree(k);",
+    ),
+    ex(DatadistNotInitialized, "llm_datadist::LlmDataDist dd(0, kPrompt); dd.RegisterKvCache(desc, addrs, {}, id);", "dd.Initialize({{\"llm.DeviceId\", \"0\"}}); dd.RegisterKvCache(desc, addrs, {}, id);"),
+    ex(DatadistAddrsEmpty, "dd.RegisterKvCache(desc, {}, {}, id);", "dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);"),
+    ex(DatadistAddrsCount, "desc.num_tensors = 2; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);", "desc.num_tensors = 1; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);"),
+    ex(DatadistAddrNull, "dd.RegisterKvCache(desc, {(uint64_t)k, 0}, {}, id);", "dd.RegisterKvCache(desc, {(uint64_t)k, (uint64_t)v}, {}, id);"),
+    ex(DatadistShape, "desc.shape = {}; dd.RegisterKvCache(desc, addrs, {}, id);", "desc.shape = {blocks, block_size, heads, head_dim}; dd.RegisterKvCache(desc, addrs, {}, id);"),
+    ex(DatadistDataType, "desc.data_type = llm_datadist::DT_UNDEFINED; dd.RegisterKvCache(desc, addrs, {}, id);", "desc.data_type = llm_datadist::DT_BF16; dd.RegisterKvCache(desc, addrs, {}, id);"),
 ];
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 pub mod acl;
 pub mod address;
 mod catalogue;
+pub mod datadist;
 pub mod decision;
 pub mod examples;
 pub mod hixl;
@@ -82,6 +83,8 @@ pub enum Family {
     Hixl,
     /// `adxl::AdxlEngine`'s own rules (the HIXL engines' code space).
     Adxl,
+    /// `llm_datadist::LlmDataDist`'s own rules (LLM-DataDist's codes, `LLM_*`).
+    Datadist,
 }
 
 impl Family {
@@ -91,6 +94,7 @@ impl Family {
             Family::Acl => "ACL-",
             Family::Hixl => "HIXL-",
             Family::Adxl => "ADXL-",
+            Family::Datadist => "DATADIST-",
         }
     }
 }
@@ -148,6 +152,7 @@ impl RuleInfo {
             (Some(c), _) => c,
             (None, Family::Acl) => crate::codes::acl::INVALID_PARAM as i64,
             (None, Family::Hixl | Family::Adxl) => crate::codes::hixl::PARAM_INVALID as i64,
+            (None, Family::Datadist) => datadist::LLM_PARAM_INVALID as i64,
         }
     }
 }
@@ -225,9 +230,16 @@ rule_ids! {
     HixlXferRemoteUnregistered = 129,
     HixlRegNotUserSpace = 130,
     HixlConnectSelf = 131,
+    HixlFreeRegistered = 132,
     AdxlTimeout = 201,
     AdxlStatusNullReq = 202,
     AdxlXferContext = 203,
+    DatadistNotInitialized = 301,
+    DatadistAddrsEmpty = 302,
+    DatadistAddrsCount = 303,
+    DatadistAddrNull = 304,
+    DatadistShape = 305,
+    DatadistDataType = 306,
 }
 
 impl RuleId {
@@ -355,6 +367,11 @@ mod tests {
                 match r.family {
                     Family::Acl => assert!((100000..600000).contains(&code), "{}", r.name),
                     Family::Hixl | Family::Adxl => assert!(code % 100 == 0 || code == 103902, "{}", r.name),
+                    Family::Datadist => assert!(
+                        [datadist::LLM_FAILED, datadist::LLM_PARAM_INVALID].contains(&(code as u32)),
+                        "{}",
+                        r.name
+                    ),
                 }
             }
             assert!(r.name.starts_with(r.family.prefix()), "{}", r.name);

@@ -7,6 +7,7 @@
 //! lock is never held while the vendor runs, and a `pthread_atfork` handler makes sure a child
 //! process starts with it usable and with the parent's registrations.
 
+pub mod datadist;
 pub mod hixl;
 pub mod hixl_facts;
 pub mod queries;
@@ -44,6 +45,8 @@ pub struct State {
     pub vmm_maps: AllocMap<registry::VmmAttr>,
     /// HIXL instances.
     pub hixl: hixl::HixlState,
+    /// LLM-DataDist instances and HCCL global-memory registrations.
+    pub datadist: datadist::DataDistState,
     /// `aclrtSetDevice` calls not yet matched by `aclrtResetDevice`, per device: the vendor
     /// resets a device (and drops its registrations) when the count reaches 0.
     pub device_refs: std::collections::HashMap<i32, u32>,

@@ -249,6 +249,8 @@ fn find_vendor(c: &Config, load: bool, problems: &mut Vec<Problem>, notes: &mut 
                 Library::Adxl => notes.push(format!(
                     "no {names} found (only ADXL applications, such as Mooncake's Ascend transport, need it; set {var} if yours is elsewhere)"
                 )),
+                // not searched: the doctor's list above names the libraries it looks for
+                Library::Hccl => {}
             }
         }
     }

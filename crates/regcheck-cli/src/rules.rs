@@ -82,6 +82,7 @@ fn family_name(f: Family) -> &'static str {
         Family::Acl => "acl",
         Family::Hixl => "hixl",
         Family::Adxl => "adxl",
+        Family::Datadist => "datadist",
     }
 }
 
@@ -195,6 +196,7 @@ pub fn explain(a: ExplainArgs) -> ExitCode {
         Family::Acl => "ACL runtime",
         Family::Hixl => "HIXL",
         Family::Adxl => "ADXL",
+        Family::Datadist => "LLM-DataDist",
     };
     println!("{} (#{}, {family})", r.name, r.id as u32);
     println!();

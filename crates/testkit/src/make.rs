@@ -143,8 +143,8 @@ const SIM_LIBS: &[SimLib] = &[
     // cann_hixl)
     SimLib {
         file: "libllm_datadist.so",
-        sources: &["adxl.cpp"],
-        link: &["-lcann_hixl", "-lascendcl", "-Wl,-rpath,$ORIGIN"],
+        sources: &["adxl.cpp", "llm_datadist.cpp"],
+        link: &["-lcann_hixl", "-lascendcl", "-ldl", "-Wl,-rpath,$ORIGIN"],
     },
     // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
     // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes
@@ -153,6 +153,12 @@ const SIM_LIBS: &[SimLib] = &[
     // ge::AscendString).
     SimLib { file: "libruntime.so", sources: &["standins/runtime_mem.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib { file: "libhccl.so", sources: &["standins/hccl_mem_mapping.cpp"], link: &[] },
+    // HCCL's global-memory registration, which LLM-DataDist's comm backend dlopens
+    SimLib {
+        file: "libhcomm.so",
+        sources: &["standins/hcomm_global_mem.cpp"],
+        link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"],
+    },
     SimLib { file: "libascendalog.so", sources: &["standins/alog.cpp"], link: &[] },
     SimLib { file: "libc_sec.so", sources: &["securec.cpp"], link: &[] },
     SimLib { file: "libmetadef.so", sources: &["ascend_string.cpp"], link: &[] },

@@ -31,10 +31,12 @@ use crate::vendor::{call_vendor, Library, Symbol};
 
 mod adxl;
 mod cs;
+mod datadist;
 mod instance;
 
 pub use adxl::*;
 pub use cs::*;
+pub use datadist::*;
 pub use instance::*;
 
 /// Returned when the vendor's function cannot be found (`ACL_ERROR_API_NOT_SUPPORT`, the
