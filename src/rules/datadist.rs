@@ -64,17 +64,17 @@ pub fn tensor_size(shape: &[i64], data_type: i32) -> Result<u64, (RuleId, String
     let mut n: i64 = 1;
     for (i, d) in shape.iter().enumerate() {
         if *d <= 0 {
-            return Err((RuleId::DatadistShape, format!("cache_desc.shape[{i}] is {d}: every dimension must be > 0")));
+            return Err((RuleId::DatadistTensorSize, format!("cache_desc.shape[{i}] is {d}: every dimension must be > 0")));
         }
         n = n.checked_mul(*d).ok_or_else(|| {
-            (RuleId::DatadistShape, format!("the element count of cache_desc.shape {shape:?} overflows int64"))
+            (RuleId::DatadistTensorSize, format!("the element count of cache_desc.shape {shape:?} overflows int64"))
         })?;
     }
     let Some(size) = type_size(data_type) else {
-        return Err((RuleId::DatadistDataType, format!("cache_desc.data_type {data_type} has no size")));
+        return Err((RuleId::DatadistTensorSize, format!("cache_desc.data_type {data_type} has no size")));
     };
     let overflow =
-        || (RuleId::DatadistDataType, format!("{n} elements of data type {data_type} overflow int64 bytes"));
+        || (RuleId::DatadistTensorSize, format!("{n} elements of data type {data_type} overflow int64 bytes"));
     match size {
         Ok(b) => n.checked_mul(b as i64).map(|v| v as u64).ok_or_else(overflow),
         Err(bits) => n.checked_mul(bits as i64).map(|v| (v as u64).div_ceil(8)).ok_or_else(overflow),
@@ -129,7 +129,7 @@ pub fn check_register_kv_cache(initialized: Option<bool>, a: &KvCacheArgs) -> Re
         );
     }
     tensor_size(shape, a.data_type).or_else(|(rule, problem)| {
-        let arg = if rule == RuleId::DatadistShape { "cache_desc.shape" } else { "cache_desc.data_type" };
+        let arg = if problem.starts_with("cache_desc.data_type") { "cache_desc.data_type" } else { "cache_desc.shape" };
         bad(rule, arg, problem, "describe one tensor: positive dimensions and a data type with a size (DT_FLOAT16, DT_BF16, DT_INT8, ...)")
     })
 }
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(check_register_kv_cache(None, &args(&[], &[1], 1)).unwrap_err().rule, RuleId::DatadistShape);
         assert_eq!(check_register_kv_cache(None, &args(&[1; 32], &[1], 1)).unwrap_err().rule, RuleId::DatadistShape);
         assert_eq!(check_register_kv_cache(None, &args(&[1; 31], &[1], 1)).unwrap(), 2);
-        assert_eq!(check_register_kv_cache(None, &args(&[4, 0], &[1], 1)).unwrap_err().rule, RuleId::DatadistShape);
+        assert_eq!(check_register_kv_cache(None, &args(&[4, 0], &[1], 1)).unwrap_err().rule, RuleId::DatadistTensorSize);
         assert_eq!(check_register_kv_cache(Some(true), &args(&s, &[0x1000], 1)).unwrap(), 1024);
     }
 
@@ -213,11 +213,11 @@ mod tests {
         assert_eq!(tensor_size(&[3], 27), Ok(6), "bf16");
         assert_eq!(tensor_size(&[3], 29), Ok(2), "int4: 12 bits round up");
         assert_eq!(tensor_size(&[3], 13), Ok(48), "LLM-DataDist's string size");
-        assert_eq!(tensor_size(&[3], 28).unwrap_err().0, RuleId::DatadistDataType, "DT_UNDEFINED");
-        assert_eq!(tensor_size(&[3], 5).unwrap_err().0, RuleId::DatadistDataType, "reserved");
-        assert_eq!(tensor_size(&[3], 99).unwrap_err().0, RuleId::DatadistDataType);
-        assert_eq!(tensor_size(&[i64::MAX, 2], 1).unwrap_err().0, RuleId::DatadistShape);
-        assert_eq!(tensor_size(&[i64::MAX / 2], 9).unwrap_err().0, RuleId::DatadistDataType);
+        assert_eq!(tensor_size(&[3], 28).unwrap_err().0, RuleId::DatadistTensorSize, "DT_UNDEFINED");
+        assert_eq!(tensor_size(&[3], 5).unwrap_err().0, RuleId::DatadistTensorSize, "reserved");
+        assert_eq!(tensor_size(&[3], 99).unwrap_err().0, RuleId::DatadistTensorSize);
+        assert_eq!(tensor_size(&[i64::MAX, 2], 1).unwrap_err().0, RuleId::DatadistTensorSize);
+        assert_eq!(tensor_size(&[i64::MAX / 2], 9).unwrap_err().0, RuleId::DatadistTensorSize);
         assert_eq!(code_from_hixl(103900), LLM_PARAM_INVALID);
         assert_eq!(code_from_hixl(503900), LLM_FAILED);
     }

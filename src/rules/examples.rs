@@ -280,7 +280,7 @@ pub static EXAMPLES: &[Example] = &[
     ex(DatadistAddrsCount, "desc.num_tensors = 2; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);", "desc.num_tensors = 1; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);"),
     ex(DatadistAddrNull, "dd.RegisterKvCache(desc, {(uint64_t)k, 0}, {}, id);", "dd.RegisterKvCache(desc, {(uint64_t)k, (uint64_t)v}, {}, id);"),
     ex(DatadistShape, "desc.shape = {}; dd.RegisterKvCache(desc, addrs, {}, id);", "desc.shape = {blocks, block_size, heads, head_dim}; dd.RegisterKvCache(desc, addrs, {}, id);"),
-    ex(DatadistDataType, "desc.data_type = llm_datadist::DT_UNDEFINED; dd.RegisterKvCache(desc, addrs, {}, id);", "desc.data_type = llm_datadist::DT_BF16; dd.RegisterKvCache(desc, addrs, {}, id);"),
+    ex(DatadistTensorSize, "desc.data_type = llm_datadist::DT_UNDEFINED; dd.RegisterKvCache(desc, addrs, {}, id);", "desc.data_type = llm_datadist::DT_BF16; dd.RegisterKvCache(desc, addrs, {}, id);"),
 ];
 
 #[cfg(test)]

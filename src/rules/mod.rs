@@ -239,7 +239,7 @@ rule_ids! {
     DatadistAddrsCount = 303,
     DatadistAddrNull = 304,
     DatadistShape = 305,
-    DatadistDataType = 306,
+    DatadistTensorSize = 306,
 }
 
 impl RuleId {
