@@ -18,7 +18,15 @@ fn scenarios() -> &'static Scenarios {
 }
 
 fn run_in(mode: Mode, args: &[&str]) -> Outcome {
-    scenarios().run(mode).args(args).run()
+    run_env(mode, args, &[])
+}
+
+fn run_env(mode: Mode, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let mut r = scenarios().run(mode).args(args);
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    r.run()
 }
 
 fn bare(args: &[&str]) -> Outcome {
@@ -87,6 +95,38 @@ fn xllm_frees_registered_kv_caches_and_each_free_is_named() {
             assert!(frees.iter().all(|l| l.contains("+32768)") && l.contains("UnregisterKvCache")), "{}", ctx());
             assert!(frees.iter().all(|l| l.contains("registered at ") && l.contains("datadist_scenarios.cpp")), "{}", ctx());
             assert!(!o.stderr.contains("regcheck: error:"), "{}", ctx());
+        }
+    }
+}
+
+/// Each tensor region counts toward the instance's registrations (HIXL-REG-COUNT, the limit
+/// lowered to 6 with `REGCHECK_HIXL_MAX_REGS`): two caches of four layers make eight, the
+/// second cache's third and fourth tensors past the limit. With the
+/// hixl backend the second cache is rejected with HIXL's code as LlmDataDist returns it
+/// (503900 -> LLM_FAILED), before the vendor sees it; with the comm backend (HCCL) it is a
+/// warning and the vendor registers it.
+#[test]
+fn every_tensor_region_counts_toward_the_registration_limit() {
+    let env = [("REGCHECK_HIXL_MAX_REGS", "6")];
+    for backend in ["hixl", "comm"] {
+        let b = bare(&["count", backend]);
+        assert_eq!(code(&b, "register_v"), 0, "{}", b.dump());
+        for mode in MODES {
+            let o = run_env(mode, &["count", backend], &env);
+            let ctx = || format!("{backend} in {mode:?}: {}", o.dump());
+            assert_eq!(o.code(), Some(0), "{}", ctx());
+            assert_eq!(code(&o, "register_k"), 0, "{}", ctx());
+            let level = if backend == "hixl" { "error" } else { "warning" };
+            let found = logged(&o, level, "HIXL-REG-COUNT", "LlmDataDist::RegisterKvCache");
+            assert_eq!(found.len(), 2, "the 7th and 8th regions: {}", ctx());
+            assert!(found[0].contains("tensor 2 (addrs[2]") && found[1].contains("tensor 3 (addrs[3]"), "{}", ctx());
+            if backend == "hixl" {
+                assert_eq!(code(&o, "register_v"), LLM_FAILED, "{}", ctx());
+                assert_eq!(o.sim_calls("LlmDataDist::RegisterKvCache"), 1, "{}", ctx());
+            } else {
+                assert_eq!(code(&o, "register_v"), 0, "{}", ctx());
+                assert_eq!(o.sim_calls("LlmDataDist::RegisterKvCache"), 2, "{}", ctx());
+            }
         }
     }
 }

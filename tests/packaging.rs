@@ -270,7 +270,22 @@ fn allowed(sym: &str) -> bool {
         || sym.starts_with("_ZN4hixl4Hixl")
         || ADXL_EXPORTS.contains(&sym)
         || sym.starts_with("HixlCS")
+        || DATADIST_EXPORTS.contains(&sym)
 }
+
+/// The `llm_datadist::LlmDataDist` members libregcheck.so interposes
+/// (`tests/datadist.rs::exported_names_match_a_build_of_the_vendors_header` holds them to a
+/// build of the header), and HCCL's global-memory registration.
+const DATADIST_EXPORTS: &[&str] = &[
+    "_ZN12llm_datadist11LlmDataDistC1EmNS_7LlmRoleE",
+    "_ZN12llm_datadist11LlmDataDistD1Ev",
+    "_ZN12llm_datadist11LlmDataDist10InitializeERKSt3mapIN2ge12AscendStringES3_St4lessIS3_ESaISt4pairIKS3_S3_EEE",
+    "_ZN12llm_datadist11LlmDataDist8FinalizeEv",
+    "_ZN12llm_datadist11LlmDataDist15RegisterKvCacheERKNS_9CacheDescERKSt6vectorImSaImEERKNS_11RegisterCfgERl",
+    "_ZN12llm_datadist11LlmDataDist17UnregisterKvCacheEl",
+    "HcclRegisterGlobalMem",
+    "HcclDeregisterGlobalMem",
+];
 
 /// The `adxl::AdxlEngine` members libregcheck.so interposes: every member Mooncake's Ascend
 /// transport imports strongly, and the weak TransferAsync and GetTransferStatus.
@@ -305,7 +320,7 @@ fn exports_exactly_the_interposed_functions_and_the_c_api() {
         "hixl::Hixl::RegisterMem is not exported"
     );
     assert!(syms.iter().any(|s| s.starts_with("HixlCS")), "no HixlCS* function is exported");
-    for adxl in ADXL_EXPORTS {
+    for adxl in ADXL_EXPORTS.iter().chain(DATADIST_EXPORTS) {
         assert!(syms.contains(*adxl), "{adxl} is not exported");
     }
     // ADXL's static feature gates stay the vendor's: programs test whether they exist.

@@ -98,6 +98,19 @@ int Run(const std::string &s) {
       rc("free_k", aclrtFree(k[l]));
       rc("free_v", aclrtFree(v[l]));
     }
+  } else if (s == "count") {
+    // two caches of one region per layer: what makes per-layer caches approach the 4000
+    LlmDataDist dd(1, LlmRole::kPrompt);
+    rc("initialize", dd.Initialize(Opts()));
+    std::vector<uint64_t> k_addrs, v_addrs;
+    for (int l = 0; l < kLayers; l++) {
+      k_addrs.push_back(reinterpret_cast<uint64_t>(MallocDev(kBytes)));
+      v_addrs.push_back(reinterpret_cast<uint64_t>(MallocDev(kBytes)));
+    }
+    int64_t k_id = -1, v_id = -1;
+    rc("register_k", Register(dd, Desc(kLayers), k_addrs, &k_id));
+    rc("register_v", Register(dd, Desc(kLayers), v_addrs, &v_id));
+    dd.Finalize();
   } else if (s == "clean") {
     // the same, unregistering first: nothing to say
     LlmDataDist dd(1, LlmRole::kPrompt);
