@@ -93,7 +93,11 @@ fn xllm_frees_registered_kv_caches_and_each_free_is_named() {
             assert!(frees.iter().all(|l| l.contains("LlmDataDist::RegisterKvCache (cache_id ")), "{}", ctx());
             assert!(frees.iter().any(|l| l.contains("cache_id 1,")) && frees.iter().any(|l| l.contains("cache_id 2,")));
             assert!(frees.iter().all(|l| l.contains("+32768)") && l.contains("UnregisterKvCache")), "{}", ctx());
-            assert!(frees.iter().all(|l| l.contains("registered at ") && l.contains("datadist_scenarios.cpp")), "{}", ctx());
+            assert!(
+                frees.iter().all(|l| l.contains("registered at ") && l.contains("datadist_scenarios.cpp")),
+                "{}",
+                ctx()
+            );
             assert!(!o.stderr.contains("regcheck: error:"), "{}", ctx());
         }
     }

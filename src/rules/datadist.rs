@@ -48,8 +48,8 @@ pub fn code_from_hixl(code: u32) -> u32 {
 fn type_size(data_type: i32) -> Option<Result<u64, u64>> {
     // bytes; negative: bits; 0: no size (index 5 is reserved, 28 is DT_UNDEFINED)
     const BYTES: [i64; 42] = [
-        4, 2, 1, 4, 1, 0, 2, 2, 4, 8, 8, 8, 1, 16, 1, 1, 8, 16, 1, 2, 4, 1, 2, 8, 16, 5, 8, 2, 0, -4, -1, -2, -2, 4, 1, 1, 1,
-        1, -6, -6, -4, -4,
+        4, 2, 1, 4, 1, 0, 2, 2, 4, 8, 8, 8, 1, 16, 1, 1, 8, 16, 1, 2, 4, 1, 2, 8, 16, 5, 8, 2, 0, -4, -1, -2, -2, 4, 1,
+        1, 1, 1, -6, -6, -4, -4,
     ];
     let s = *BYTES.get(usize::try_from(data_type).ok()?)?;
     match s {
@@ -64,7 +64,10 @@ pub fn tensor_size(shape: &[i64], data_type: i32) -> Result<u64, (RuleId, String
     let mut n: i64 = 1;
     for (i, d) in shape.iter().enumerate() {
         if *d <= 0 {
-            return Err((RuleId::DatadistTensorSize, format!("cache_desc.shape[{i}] is {d}: every dimension must be > 0")));
+            return Err((
+                RuleId::DatadistTensorSize,
+                format!("cache_desc.shape[{i}] is {d}: every dimension must be > 0"),
+            ));
         }
         n = n.checked_mul(*d).ok_or_else(|| {
             (RuleId::DatadistTensorSize, format!("the element count of cache_desc.shape {shape:?} overflows int64"))
@@ -130,7 +133,12 @@ pub fn check_register_kv_cache(initialized: Option<bool>, a: &KvCacheArgs) -> Re
     }
     tensor_size(shape, a.data_type).or_else(|(rule, problem)| {
         let arg = if problem.starts_with("cache_desc.data_type") { "cache_desc.data_type" } else { "cache_desc.shape" };
-        bad(rule, arg, problem, "describe one tensor: positive dimensions and a data type with a size (DT_FLOAT16, DT_BF16, DT_INT8, ...)")
+        bad(
+            rule,
+            arg,
+            problem,
+            "describe one tensor: positive dimensions and a data type with a size (DT_FLOAT16, DT_BF16, DT_INT8, ...)",
+        )
     })
 }
 
@@ -197,14 +205,23 @@ mod tests {
     #[test]
     fn vendor_order() {
         let s = [4, 128];
-        assert_eq!(check_register_kv_cache(Some(false), &args(&s, &[], 0)).unwrap_err().rule, RuleId::DatadistNotInitialized);
-        assert_eq!(check_register_kv_cache(Some(true), &args(&s, &[], 0)).unwrap_err().rule, RuleId::DatadistAddrsEmpty);
+        assert_eq!(
+            check_register_kv_cache(Some(false), &args(&s, &[], 0)).unwrap_err().rule,
+            RuleId::DatadistNotInitialized
+        );
+        assert_eq!(
+            check_register_kv_cache(Some(true), &args(&s, &[], 0)).unwrap_err().rule,
+            RuleId::DatadistAddrsEmpty
+        );
         assert_eq!(check_register_kv_cache(None, &args(&s, &[1, 0], 1)).unwrap_err().rule, RuleId::DatadistAddrsCount);
         assert_eq!(check_register_kv_cache(None, &args(&s, &[1, 0], 2)).unwrap_err().rule, RuleId::DatadistAddrNull);
         assert_eq!(check_register_kv_cache(None, &args(&[], &[1], 1)).unwrap_err().rule, RuleId::DatadistShape);
         assert_eq!(check_register_kv_cache(None, &args(&[1; 32], &[1], 1)).unwrap_err().rule, RuleId::DatadistShape);
         assert_eq!(check_register_kv_cache(None, &args(&[1; 31], &[1], 1)).unwrap(), 2);
-        assert_eq!(check_register_kv_cache(None, &args(&[4, 0], &[1], 1)).unwrap_err().rule, RuleId::DatadistTensorSize);
+        assert_eq!(
+            check_register_kv_cache(None, &args(&[4, 0], &[1], 1)).unwrap_err().rule,
+            RuleId::DatadistTensorSize
+        );
         assert_eq!(check_register_kv_cache(Some(true), &args(&s, &[0x1000], 1)).unwrap(), 1024);
     }
 
@@ -225,7 +242,12 @@ mod tests {
     #[test]
     fn free_names_the_registration_and_the_fix() {
         assert!(check_free_registered(0x1000, &[]).is_none());
-        let r = FreedReg { by: "LlmDataDist::RegisterKvCache (cache_id 1)".into(), addr: 0x1000, len: 64, site: Some("main (xllm.cpp:42)".into()) };
+        let r = FreedReg {
+            by: "LlmDataDist::RegisterKvCache (cache_id 1)".into(),
+            addr: 0x1000,
+            len: 64,
+            site: Some("main (xllm.cpp:42)".into()),
+        };
         let f = check_free_registered(0x1000, &[r]).unwrap();
         assert_eq!(f.rule, RuleId::HixlFreeRegistered);
         assert!(f.problem.contains("cache_id 1") && f.problem.contains("xllm.cpp:42"), "{}", f.problem);

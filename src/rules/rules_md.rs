@@ -36,7 +36,12 @@ pub fn catalogue_markdown() -> String {
     out.push_str("a later call) or `accepted`. A finding on a call the vendor's own library makes (HIXL\n");
     out.push_str("registering host memory with ACL) is the vendor's business unless it would crash: a debug\n");
     out.push_str("line, forwarded, so that the vendor's own code reaches the application's call.\n\n");
-    for (family, title) in [(Family::Acl, "ACL runtime"), (Family::Hixl, "HIXL"), (Family::Adxl, "ADXL"), (Family::Datadist, "LLM-DataDist")] {
+    for (family, title) in [
+        (Family::Acl, "ACL runtime"),
+        (Family::Hixl, "HIXL"),
+        (Family::Adxl, "ADXL"),
+        (Family::Datadist, "LLM-DataDist"),
+    ] {
         out.push_str(&format!("## {title}\n\n"));
         out.push_str(
             "| ID | # | default | code on rejection | evidence | if forwarded | calls | checks | what the vendor does |\n|---|---|---|---|---|---|---|---|---|\n",

@@ -411,7 +411,9 @@ fn headers_compile_as_c99_and_cxx() {
         &cxx_src,
         concat!(
             "#include \"hixl/hixl.h\"\n#include \"cs/hixl_cs.h\"\n#include \"acl/acl.h\"\n",
-            "#include \"adxl/adxl_engine.h\"\n",
+            "#include \"adxl/adxl_engine.h\"\n#include \"llm_datadist/llm_datadist.h\"\n",
+            "#include \"hccl/hccl_mem.h\"\n",
+            "static_assert(sizeof(llm_datadist::LlmDataDist) == 8 && sizeof(llm_datadist::CacheDesc) == 168, \"layout\");\n",
             "static_assert(sizeof(hixl::Hixl) == 8 && sizeof(adxl::AdxlEngine) == 8, \"one pointer\");\n",
             "int main() { return 0; }\n",
         ),

@@ -19,7 +19,8 @@ use crate::rules::datadist::{self as ddrules, KvCacheArgs};
 use crate::state::datadist::{Backend, DdInstance, HcclReg, KvCache};
 use crate::state::hixl_facts::Engine;
 
-static CTOR: Member = member!(Library::Adxl, "LlmDataDist::LlmDataDist", "_ZN12llm_datadist11LlmDataDistC1EmNS_7LlmRoleE");
+static CTOR: Member =
+    member!(Library::Adxl, "LlmDataDist::LlmDataDist", "_ZN12llm_datadist11LlmDataDistC1EmNS_7LlmRoleE");
 static DTOR: Member = member!(Library::Adxl, "LlmDataDist::~LlmDataDist", "_ZN12llm_datadist11LlmDataDistD1Ev");
 static INITIALIZE: Member = member!(
     Library::Adxl,
@@ -45,7 +46,8 @@ pub fn datadist_symbols() -> [&'static str; 6] {
 
 type CtorFn = unsafe extern "C-unwind" fn(*mut c_void, u64, i32);
 type OptionsFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_void) -> u32;
-type RegisterKvCacheFn = unsafe extern "C-unwind" fn(*mut c_void, *const CacheDesc, *const c_void, *const c_void, *mut i64) -> u32;
+type RegisterKvCacheFn =
+    unsafe extern "C-unwind" fn(*mut c_void, *const CacheDesc, *const c_void, *const c_void, *mut i64) -> u32;
 type UnregisterKvCacheFn = unsafe extern "C-unwind" fn(*mut c_void, i64) -> u32;
 type HcclRegisterFn = unsafe extern "C-unwind" fn(*mut CommMem, *mut *mut c_void) -> i32;
 type HcclDeregisterFn = unsafe extern "C-unwind" fn(*mut c_void) -> i32;
@@ -224,7 +226,14 @@ struct Planned {
 }
 
 /// The HIXL rules of the instance's engine on each tensor region the call would register.
-fn region_findings(rt: &Runtime, key: usize, addrs: &[u64], bytes: u64, device: bool, plan: &mut Planned) -> Vec<Finding> {
+fn region_findings(
+    rt: &Runtime,
+    key: usize,
+    addrs: &[u64],
+    bytes: u64,
+    device: bool,
+    plan: &mut Planned,
+) -> Vec<Finding> {
     let ty = if device { rules::MEM_DEVICE } else { rules::MEM_HOST };
     let regions: Vec<(usize, RegArgs)> = addrs
         .iter()
@@ -389,7 +398,11 @@ pub unsafe fn unregister_kv_cache(this: *mut c_void, cache_id: i64) -> u32 {
             let findings: Vec<Finding> = ddrules::check_unregister_kv_cache(initialized).into_iter().collect();
             reject_or(rt, Api::Cpp, call, || format!("cache_id={cache_id}"), &findings)
         },
-        || forward_in_vendor(|| call_vendor!(UNREGISTER_KV_CACHE.symbol, UnregisterKvCacheFn, ddrules::LLM_FAILED; this, cache_id)),
+        || {
+            forward_in_vendor(
+                || call_vendor!(UNREGISTER_KV_CACHE.symbol, UnregisterKvCacheFn, ddrules::LLM_FAILED; this, cache_id),
+            )
+        },
         |_, (), ret| {
             if *ret == 0 {
                 state::with(|s| {
