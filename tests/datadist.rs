@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use testkit::{libs, Mode, Outcome, Program, Scenarios, MODES};
 
 const SRC: &str = "tests/c/datadist_scenarios.cpp";
-const LIBS: &[&str] = &[libs::LLM_DATADIST, libs::CANN_HIXL, libs::ASCENDCL];
+const LIBS: &[&str] = &[libs::LLM_DATADIST, libs::CANN_HIXL, "hcomm", libs::ASCENDCL];
 
 fn scenarios() -> &'static Scenarios {
     static S: OnceLock<Scenarios> = OnceLock::new();
@@ -132,6 +132,29 @@ fn every_tensor_region_counts_toward_the_registration_limit() {
                 assert_eq!(o.sim_calls("LlmDataDist::RegisterKvCache"), 2, "{}", ctx());
             }
         }
+    }
+}
+
+/// The same mistake through HCCL's `HcclRegisterGlobalMem` (which regcheck observes: exported,
+/// forwarded, recorded) and through `hixl::Hixl::RegisterMem`: each free is named, with the
+/// holder and the fix.
+#[test]
+fn device_memory_freed_while_hccl_or_hixl_holds_it_is_named() {
+    for o in each_mode(&["others"], &[]) {
+        let ctx = || o.dump();
+        let frees = logged(&o, "warning", "HIXL-FREE-REGISTERED", "aclrtFree");
+        assert_eq!(frees.len(), 2, "{}", ctx());
+        assert!(
+            frees[0].contains("by HcclRegisterGlobalMem") && frees[0].contains("HcclDeregisterGlobalMem"),
+            "{}",
+            ctx()
+        );
+        assert!(
+            frees[1].contains("RegisterMem of the HIXL/ADXL engine 127.0.0.1:") && frees[1].contains("DeregisterMem"),
+            "{}",
+            ctx()
+        );
+        assert_eq!(o.sim_calls("HcclRegisterGlobalMem"), 1, "{}", ctx());
     }
 }
 

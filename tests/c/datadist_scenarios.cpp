@@ -18,6 +18,8 @@
 
 #include "acl/acl.h"
 #include "aclsim_port.h"
+#include "hccl/hccl_mem.h"
+#include "hixl/hixl.h"
 #include "llm_datadist/llm_datadist.h"
 
 using llm_datadist::CacheDesc;
@@ -111,6 +113,23 @@ int Run(const std::string &s) {
     rc("register_k", Register(dd, Desc(kLayers), k_addrs, &k_id));
     rc("register_v", Register(dd, Desc(kLayers), v_addrs, &v_id));
     dd.Finalize();
+  } else if (s == "others") {
+    // the same mistake through HCCL's own call and hixl::Hixl: each free is named too
+    void *h = MallocDev(kBytes), *x = MallocDev(kBytes);
+    CommMem mem{COMM_MEM_TYPE_DEVICE, h, kBytes};
+    void *handle = nullptr;
+    rc("hccl_register", HcclRegisterGlobalMem(&mem, &handle));
+    rc("free_hccl", aclrtFree(h));
+    hixl::Hixl engine;
+    std::string local = "127.0.0.1:" + std::to_string(aclsimClaimPort());
+    rc("hixl_initialize", engine.Initialize(local.c_str(), {}));
+    hixl::MemDesc desc{};
+    desc.addr = reinterpret_cast<uintptr_t>(x);
+    desc.len = kBytes;
+    hixl::MemHandle mh = nullptr;
+    rc("hixl_register", engine.RegisterMem(desc, hixl::MEM_DEVICE, mh));
+    rc("free_hixl", aclrtFree(x));
+    engine.Finalize();
   } else if (s == "clean") {
     // the same, unregistering first: nothing to say
     LlmDataDist dd(1, LlmRole::kPrompt);
