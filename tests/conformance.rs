@@ -37,6 +37,7 @@ fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
                 || n.starts_with("Hixl")
                 || n.starts_with("_ZN4hixl4Hixl")
                 || n.starts_with("_ZN4adxl10AdxlEngine")
+                || n.starts_with("_ZN12llm_datadist11LlmDataDist")
         })
         .map(str::to_string)
         .collect()
@@ -102,6 +103,11 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
     // an ADXL row's own calls are its AdxlEngine members (the simulator's AdxlEngine calls Hixl
     // members in turn: those are the vendor library's, not the row's)
     let adxl_row = bare.stderr.contains("[aclsim] AdxlEngine::");
+    // likewise an LLM-DataDist row's are its LlmDataDist members
+    if bare.stderr.contains("[aclsim] LlmDataDist::") {
+        let interposed_dd = interposed.iter().any(|n| n.starts_with("_ZN12llm_datadist11LlmDataDist"));
+        return if interposed_dd { "forwards" } else { "not checked" }.to_string();
+    }
     let adxl_interposed = interposed.iter().any(|n| n.starts_with("_ZN4adxl10AdxlEngine"));
     let checked =
         bare.stderr.lines().filter_map(|l| l.strip_prefix("[aclsim] ")?.split('(').next()).any(|name| match adxl_row {
@@ -122,6 +128,14 @@ fn hixl_rows_meet_regcheck_as_the_table_says() {
     let exe =
         Program::cxx("conformance_hixl", &["sim/tests/conformance_hixl.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
     rows_meet_regcheck(&exe, section_rows("HIXL", "HIXL-C"));
+}
+
+#[test]
+fn datadist_rows_meet_regcheck_as_the_table_says() {
+    let exe = Program::cxx("conformance_datadist", &["sim/tests/conformance_datadist.cpp"])
+        .libs(&["llm_datadist", "cann_hixl", "ascendcl"])
+        .build();
+    rows_meet_regcheck(&exe, section_rows("LLM-DataDist", "LLM-DataDist-C"));
 }
 
 #[test]
@@ -192,7 +206,12 @@ fn no_row_where_the_vendor_succeeds_is_rejected() {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).unwrap();
     let rows: Vec<Vec<String>> = text
         .lines()
-        .filter(|l| l.starts_with("| ACL-C") || l.starts_with("| HIXL-C") || l.starts_with("| ADXL-C"))
+        .filter(|l| {
+            l.starts_with("| ACL-C")
+                || l.starts_with("| HIXL-C")
+                || l.starts_with("| ADXL-C")
+                || l.starts_with("| LLM-DataDist-C")
+        })
         .map(testkit::table_cells)
         .collect();
     // A row "as ACL-Cnn" / "as Cnn, ..." has the setup of that row.

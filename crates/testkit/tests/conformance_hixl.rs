@@ -37,6 +37,12 @@ const ADXL: Suite = Suite {
     libs: &["llm_datadist", "cann_hixl", "ascendcl"],
     rows: 40,
 };
+const DATADIST: Suite = Suite {
+    heading: "LLM-DataDist",
+    source: "sim/tests/conformance_datadist.cpp",
+    libs: &["llm_datadist", "cann_hixl", "ascendcl"],
+    rows: 5,
+};
 
 fn rows(suite: &Suite) -> Vec<Row> {
     let path = workspace_root().join("docs/conformance.md");
@@ -174,4 +180,19 @@ fn adxl_each_case_cites_its_rows_vendor_test() {
 #[test]
 fn adxl_the_simulator_answers_as_the_vendor_expects() {
     the_simulator_answers_as_the_vendor_expects(&ADXL);
+}
+
+#[test]
+fn datadist_every_row_has_a_case_and_every_case_a_row() {
+    every_row_has_a_case_and_every_case_a_row(&DATADIST);
+}
+
+#[test]
+fn datadist_each_case_cites_its_rows_vendor_test() {
+    each_case_cites_its_rows_vendor_test(&DATADIST);
+}
+
+#[test]
+fn datadist_the_simulator_answers_as_the_vendor_expects() {
+    the_simulator_answers_as_the_vendor_expects(&DATADIST);
 }
