@@ -23,6 +23,8 @@ pub mod api_findings;
 /// cbindgen:ignore
 pub mod errmsg;
 /// cbindgen:ignore
+pub mod hal;
+/// cbindgen:ignore
 pub mod hixl;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
