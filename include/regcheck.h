@@ -283,6 +283,37 @@ uint32_t regcheck_last_rejection_rule(void);
 // `name` must be NULL or a NUL-terminated string; `wrong` and `right` NULL or writable.
 regcheck_status regcheck_rule_example(const char *name, const char **wrong, const char **right);
 
+// Declare `[ptr, ptr + size)` page-locked host memory from `aclrtMallocHost` (a whole
+// allocation, or a piece of one that a pool hands out), which regcheck did not see allocated
+// (a vendor-internal call, a library that bypassed regcheck). From now on the rules judge it
+// as `aclrtMallocHost` memory: page-locked on an old kernel, no `ACL_HOST_REG_PINNED`, the
+// host origin HIXL and ADXL want on Atlas A2/A3. A range declared at the same `ptr` again
+// replaces the earlier one. `REGCHECK_STATUS_NULL_ARGUMENT` for a NULL `ptr`,
+// `REGCHECK_STATUS_INVALID_ARGUMENT` for a `size` of 0 or a range past the address space.
+//
+// # Safety
+// `ptr` is only recorded and compared, never dereferenced.
+regcheck_status regcheck_annotate_malloc_host(const void *ptr, uint64_t size);
+
+// Declare `[ptr, ptr + size)` device memory from `aclrtMalloc` with `policy` (its
+// `aclrtMemMallocPolicy`, e.g. `ACL_MEM_MALLOC_HUGE_ONLY` = 2), which regcheck did not see
+// allocated. From now on the rules judge it as that allocation (the device origin and page
+// size HIXL wants over HCCS). A range declared at the same `ptr` again replaces the earlier
+// one. Statuses as `regcheck_annotate_malloc_host`.
+//
+// # Safety
+// `ptr` is only recorded and compared, never dereferenced.
+regcheck_status regcheck_annotate_device_malloc(const void *ptr, uint64_t size, uint32_t policy);
+
+// Retract what is known of the allocation that starts at `ptr` (declared with
+// `regcheck_annotate_*`, or seen allocated): from now on regcheck judges the range as memory
+// of unknown origin. Call it when the pool takes the piece back. `REGCHECK_STATUS_NOT_FOUND`
+// when regcheck knows no allocation starting at `ptr`.
+//
+// # Safety
+// `ptr` is only compared, never dereferenced.
+regcheck_status regcheck_annotate_free(const void *ptr);
+
 // `sizeof(regcheck_logged_finding)`, for bindings that declare the struct themselves (Python
 // `ctypes`) to check their declaration against the library they run with.
 size_t regcheck_logged_finding_size(void);
@@ -323,3 +354,29 @@ regcheck_status regcheck_finding_next(uint64_t after_seq, regcheck_logged_findin
 #endif  // __cplusplus
 
 #endif  /* REGCHECK_H */
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(REGCHECK_ANNOTATION_MACROS)
+#define REGCHECK_ANNOTATION_MACROS 1
+#ifdef __cplusplus
+extern "C" {
+#endif
+// The annotation functions, declared weak (NULL where regcheck is not loaded), so that the
+// REGCHECK_*_LIKE_BLOCK macros cost one comparison and do nothing without regcheck, and a
+// program that uses them links without -lregcheck (then runs with or without LD_PRELOAD).
+regcheck_status regcheck_annotate_malloc_host(const void *ptr, uint64_t size) __attribute__((weak));
+regcheck_status regcheck_annotate_device_malloc(const void *ptr, uint64_t size, uint32_t policy) __attribute__((weak));
+regcheck_status regcheck_annotate_free(const void *ptr) __attribute__((weak));
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+// Tell regcheck that [ptr, ptr + size) is page-locked host memory from aclrtMallocHost (a pool's
+// piece of an aclrtMallocHost block, say). Without regcheck: nothing, REGCHECK_STATUS_OK.
+#define REGCHECK_MALLOC_HOST_LIKE_BLOCK(ptr, size) \
+    (regcheck_annotate_malloc_host ? regcheck_annotate_malloc_host((ptr), (size)) : REGCHECK_STATUS_OK)
+// Tell regcheck that [ptr, ptr + size) is device memory from aclrtMalloc with `policy`.
+#define REGCHECK_DEVICE_MALLOC_LIKE_BLOCK(ptr, size, policy) \
+    (regcheck_annotate_device_malloc ? regcheck_annotate_device_malloc((ptr), (size), (policy)) : REGCHECK_STATUS_OK)
+// Retract what regcheck knows of the allocation at `ptr` (the pool took the piece back).
+#define REGCHECK_FREE_LIKE_BLOCK(ptr) \
+    (regcheck_annotate_free ? regcheck_annotate_free((ptr)) : REGCHECK_STATUS_OK)
+#endif

@@ -499,24 +499,59 @@ fn site_of(table: &objects::Table, frame: &backtrace::Frame) -> Site {
     }
 }
 
+/// The first (innermost, inlined) function and line a symbol gives, where the site has none yet.
+fn fill_from_symbol(site: &mut Site, sym: &backtrace::Symbol) {
+    if site.function.is_none() {
+        // `{:#}`: demangled without Rust's hashes and crate disambiguators.
+        site.function = sym.name().map(|n| format!("{n:#}")).filter(|n| !n.is_empty());
+    }
+    if site.file.is_none() {
+        if let (Some(file), Some(line)) = (sym.filename(), sym.lineno()) {
+            site.file = Some(file.display().to_string());
+            site.line = Some(line);
+        }
+    }
+}
+
 /// The frame's function and line from the debug information. Under [`LOCK`].
 fn debug_info(site: &mut Site, frame: &backtrace::Frame) {
     // The first symbol is the innermost (inlined) function: the one that made the call.
     // SAFETY: called under LOCK (from `symbolize`).
-    unsafe {
-        backtrace::resolve_frame_unsynchronized(frame, |sym| {
-            if site.function.is_none() {
-                // `{:#}`: demangled without Rust's hashes and crate disambiguators.
-                site.function = sym.name().map(|n| format!("{n:#}")).filter(|n| !n.is_empty());
-            }
-            if site.file.is_none() {
-                if let (Some(file), Some(line)) = (sym.filename(), sym.lineno()) {
-                    site.file = Some(file.display().to_string());
-                    site.line = Some(line);
-                }
-            }
-        })
+    unsafe { backtrace::resolve_frame_unsynchronized(frame, |sym| fill_from_symbol(site, sym)) };
+}
+
+/// The return address into the caller of the intercepted call in progress on this thread (the
+/// application's frame, or the vendor's when the vendor made the call), as one word that a
+/// record can keep and quote later ("registered at ..."): a read of the learnt stack slot on
+/// most calls, an unwind to the caller's frame otherwise. `None` when the unwinder cannot tell.
+/// Call it before the vendor runs (in the check phase): a vendor that calls back into an
+/// intercepted function moves the thread's call marker.
+pub fn caller_ip() -> Option<usize> {
+    caller_address()
+}
+
+/// A return address kept from [`caller_ip`], as a site: its object and offset, and its function
+/// and line from the debug information when they can be had (else the dynamic symbols). Asks
+/// the loader: never under a regcheck lock.
+pub fn site_of_address(ip: usize) -> Site {
+    let at = ip.saturating_sub(1);
+    let table = objects::current();
+    let obj = table.object_of(at);
+    let mut site = Site {
+        address: ip,
+        object: obj.map(|o| o.name.clone()).filter(|n| !n.is_empty()),
+        offset: ip.wrapping_sub(obj.map_or(0, |o| o.base)),
+        ..Site::default()
     };
+    symbols_locked(|| {
+        // SAFETY: under LOCK; the address is only looked up in the debug information (the
+        // crate looks up the byte before a return address itself).
+        unsafe { backtrace::resolve_unsynchronized(ip as *mut c_void, |sym| fill_from_symbol(&mut site, sym)) }
+    });
+    if site.function.is_none() {
+        site.function = dladdr_symbol(at);
+    }
+    site
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ const ACL_EXPORTS: &[&str] = &[
     "aclrtResetDevice",
     "aclFinalize",
     "aclGetRecentErrMsg",
+    "halHostRegister",
+    "halHostUnregister",
 ];
 
 fn soversion() -> String {

@@ -13,7 +13,11 @@ In a process running under the layer (``regcheck run --audit python ...``):
 * :func:`active`: whether the layer is loaded (this module never loads it);
 * :func:`findings`: the findings so far, oldest first (the last 1024 are kept);
 * :func:`last_seq`: a point in time, for ``findings(since=...)``;
-* :func:`last_rejection`: the calling thread's last rejection message.
+* :func:`last_rejection`: the calling thread's last rejection message;
+* :func:`annotate_malloc_host`, :func:`annotate_device_malloc`, :func:`annotate_free`: tell the
+  layer what memory it could not see allocated (a pool carved from one ``aclrtMallocHost``
+  block, memory a library allocated past the layer), so that its rules judge it as that
+  allocation; without the layer they do nothing and return ``False``.
 
 When the layer is loaded, importing this module also makes the foreign functions of the
 ``ctypes`` libraries loaded from then on note their Python caller when a call raises a finding
@@ -37,6 +41,9 @@ from . import _native, _paths
 __all__ = [
     "Finding",
     "active",
+    "annotate_device_malloc",
+    "annotate_free",
+    "annotate_malloc_host",
     "findings",
     "include_dir",
     "last_rejection",
@@ -125,6 +132,62 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.severity}: {self.message}\n    at {self.site}"
+
+
+def _address(ptr: Any) -> int:
+    """An address from an ``int``, a ``ctypes`` pointer or ``c_void_p``, or a ctypes buffer."""
+    if isinstance(ptr, int):
+        return ptr
+    if isinstance(ptr, ctypes.c_void_p):
+        return int(ptr.value or 0)
+    if isinstance(ptr, ctypes._Pointer):  # type: ignore[attr-defined]
+        return int(ctypes.cast(ptr, ctypes.c_void_p).value or 0)
+    return int(ctypes.addressof(ptr))
+
+
+def _annotate(name: str, *args: Any) -> bool:
+    lib = _native.library()
+    if lib is None:
+        return False
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise RuntimeError(f"the regcheck library loaded in this process has no {name} (too old)")
+    status = int(fn(*args))
+    if status == _native.STATUS_OK:
+        return True
+    if status == 3 and name == "regcheck_annotate_free":  # REGCHECK_STATUS_NOT_FOUND
+        return False
+    raise ValueError(f"{name}{args}: regcheck_status {status} (a NULL pointer, a size of 0, or a range past the address space)")
+
+
+def annotate_malloc_host(ptr: Any, size: int) -> bool:
+    """Tell the layer that ``[ptr, ptr + size)`` is page-locked host memory from ``aclrtMallocHost``.
+
+    For memory the layer did not see allocated: a piece of one ``aclrtMallocHost`` block that a
+    pool hands out, a block a library allocated past the layer. From then on its rules judge the
+    range as ``aclrtMallocHost`` memory (page-locked on an old kernel, no ``ACL_HOST_REG_PINNED``,
+    the host origin HIXL wants). ``ptr``: an ``int`` address, a ``ctypes`` pointer or a ``ctypes``
+    buffer. ``True`` when recorded, ``False`` without the layer; ``ValueError`` for a NULL
+    pointer or a size of 0.
+    """
+    return _annotate("regcheck_annotate_malloc_host", _address(ptr), int(size))
+
+
+def annotate_device_malloc(ptr: Any, size: int, policy: int) -> bool:
+    """Tell the layer that ``[ptr, ptr + size)`` is device memory from ``aclrtMalloc(..., policy)``.
+
+    ``policy`` is the ``aclrtMemMallocPolicy`` (e.g. 2, ``ACL_MEM_MALLOC_HUGE_ONLY``). As
+    :func:`annotate_malloc_host` otherwise.
+    """
+    return _annotate("regcheck_annotate_device_malloc", _address(ptr), int(size), int(policy))
+
+
+def annotate_free(ptr: Any) -> bool:
+    """Retract what the layer knows of the allocation starting at ``ptr`` (the pool took it back).
+
+    ``True`` when it knew one, ``False`` when not (or without the layer).
+    """
+    return _annotate("regcheck_annotate_free", _address(ptr))
 
 
 def last_seq() -> int:

@@ -82,6 +82,16 @@ def library() -> Optional[ctypes.CDLL]:
         lib.regcheck_finding_next.argtypes = [ctypes.c_uint64, ctypes.POINTER(LoggedFinding)]
     except AttributeError as e:
         raise RuntimeError(f"the regcheck library loaded in this process has no findings log (too old): {e}") from e
+    # The annotation API (absent from libraries older than it: annotate_* then say so).
+    for name, args in (
+        ("regcheck_annotate_malloc_host", [ctypes.c_void_p, ctypes.c_uint64]),
+        ("regcheck_annotate_device_malloc", [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32]),
+        ("regcheck_annotate_free", [ctypes.c_void_p]),
+    ):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = ctypes.c_int
+            fn.argtypes = args
     size = lib.regcheck_logged_finding_size()
     if size != ctypes.sizeof(LoggedFinding):
         raise RuntimeError(

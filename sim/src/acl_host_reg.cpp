@@ -526,3 +526,81 @@ aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag) {
 }
 
 }  // extern "C"
+
+// ---------------------------------------------------------------------------------------------
+// The driver's halHostRegister/halHostUnregister as an application calls them directly
+// (LMCache-Ascend on drivers before 25: halHostRegister(ptr, size, HOST_MEM_MAP_DEV_PCIE_TH,
+// dev, &devPtr) then mlock), exported by the libascend_hal.so stand-in
+// (src/standins/hal_host_reg.cpp), which forwards here. The checks are the open driver's
+// host-side ones for local host memory (`devmm_local_host_map_para_check`: the map type, a
+// non-zero page-aligned source address, a non-zero size; then the overlap with what the driver
+// has mapped, "Local memory has been mapped"), answered with the driver's codes. The driver's
+// table is the one the ACL calls' driver path fills: an ACL registration overlapping a
+// halHostRegister one is refused by the driver, and the other way round.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+constexpr uint32_t kHostMemMapDev = 0, kHostMemMapDevPcieTh = 3, kHostRegisterMaxType = 5;
+}  // namespace
+
+extern "C" {
+
+int32_t aclsim_hal_host_register(void *src, uint64_t size, uint32_t flag, uint32_t devid, void **dst) {
+    ACLSIM_COUNT("halHostRegister");
+    uintptr_t base = reinterpret_cast<uintptr_t>(src);
+    int32_t rc = 0;
+    std::string why;
+    if (src == nullptr || dst == nullptr || flag >= kHostRegisterMaxType) {
+        rc = kDrvInvalidValue;
+        why = src == nullptr ? "srcPtr is NULL" : dst == nullptr ? "dstPtr is NULL" : "map type is invalid";
+    } else if (flag != kHostMemMapDev && flag != kHostMemMapDevPcieTh) {
+        rc = kDrvNotSupport;
+        why = fmt("map type %u is not one for local host memory", flag);
+    } else if (base % host_page_size() != 0 || size == 0) {
+        rc = kDrvInvalidValue;
+        why = fmt("Src_va is zero or not page alignment, or map size is zero (src_va=%p; page_size=%zu; size=%llu)",
+                  src, host_page_size(), static_cast<unsigned long long>(size));
+    } else if (devid >= device_count()) {
+        rc = kDrvInvalidValue;
+        why = fmt("device %u does not exist", devid);
+    } else {
+        size_t page = host_page_size();
+        uint64_t len = (size + page - 1) / page * page;
+        int32_t dev = static_cast<int32_t>(devid);
+        // the device address is reserved outside the lock (take_device_address takes it)
+        uintptr_t dev_addr = take_device_address(len);
+        std::lock_guard<std::mutex> g(g_mu);
+        if (const Registration *o = find_overlap_locked(dev, base, len)) {
+            rc = kDrvInvalidValue;
+            why = fmt("Local memory has been mapped (hostPtr=%p; size=%llu; devid=%u; overlaps 0x%llx+%llu)", src,
+                      static_cast<unsigned long long>(len), devid, static_cast<unsigned long long>(o->base),
+                      static_cast<unsigned long long>(o->size));
+        } else if (dev_addr == 0) {
+            rc = 6;  // DRV_ERROR_OUT_OF_MEMORY
+            why = "cannot reserve a device address range";
+        } else {
+            st().regs[dev][base] = Registration{base, len, ACL_HOST_REG_MAPPED, dev_addr};
+            *dst = reinterpret_cast<void *>(dev_addr);
+        }
+    }
+    if (rc != 0) write_stderr(fmt("aclsim: halHostRegister: driver error %d: %s\n", rc, why.c_str()));
+    ACLSIM_TRACE_LINE("halHostRegister", fmt("%p, %llu, %u, %u, %p", src, static_cast<unsigned long long>(size), flag, devid,
+                                             static_cast<void *>(dst)),
+                      fmt("%d", rc));
+    return rc;
+}
+
+int32_t aclsim_hal_host_unregister(void *src, uint32_t devid) {
+    ACLSIM_COUNT("halHostUnregister");
+    bool erased;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto dit = st().regs.find(static_cast<int32_t>(devid));
+        erased = src != nullptr && dit != st().regs.end() && dit->second.erase(reinterpret_cast<uintptr_t>(src)) != 0;
+    }
+    int32_t rc = erased ? 0 : (src == nullptr ? kDrvInvalidValue : kDrvNotExist);
+    ACLSIM_TRACE_LINE("halHostUnregister", fmt("%p, %u", src, devid), fmt("%d", rc));
+    return rc;
+}
+
+}  // extern "C"

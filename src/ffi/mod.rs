@@ -5,6 +5,7 @@
 //! - [`adxl`]: the mangled `adxl::AdxlEngine` members (not in our header).
 //! - [`api`]: regcheck's own `regcheck_*` API, declared in `include/regcheck.h`.
 //! - [`api_findings`]: its findings log (`regcheck_finding_*`), in the same header.
+//! - [`api_annotate`]: annotations of memory regcheck could not see allocated (`regcheck_annotate_*`).
 //!
 //! Every exported function is thin: vendor-named ones call the front end, whose `run`
 //! catches panics and forwards; `regcheck_*` ones wrap their body in [`boundary`].
@@ -17,9 +18,12 @@ pub mod acl;
 /// cbindgen:ignore
 pub mod adxl;
 pub mod api;
+pub mod api_annotate;
 pub mod api_findings;
 /// cbindgen:ignore
 pub mod errmsg;
+/// cbindgen:ignore
+pub mod hal;
 /// cbindgen:ignore
 pub mod hixl;
 /// cbindgen:ignore
@@ -130,6 +134,11 @@ mod tests {
             check("regcheck_findings_dropped", regcheck_findings_dropped() == 0);
             check("regcheck_finding_get", internal(regcheck_finding_get(0, logged.as_mut_ptr())));
             check("regcheck_finding_next", internal(regcheck_finding_next(0, logged.as_mut_ptr())));
+            use super::api_annotate::*;
+            let p = 0x1000 as *const std::ffi::c_void;
+            check("regcheck_annotate_malloc_host", internal(regcheck_annotate_malloc_host(p, 4096)));
+            check("regcheck_annotate_device_malloc", internal(regcheck_annotate_device_malloc(p, 4096, 2)));
+            check("regcheck_annotate_free", internal(regcheck_annotate_free(p)));
         }
         FORCE_PANIC.with(|f| f.set(false));
         // and without the forced panic, the same calls work

@@ -144,23 +144,44 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
-    let existing = state::read(|s| s.host_regs.overlapping(device, start, end).copied());
-    findings.extend(rules::check_overlap(device, existing.as_ref()));
+    let (existing, first) = state::read(|s| {
+        let r = s.host_regs.overlapping(device, start, end).copied();
+        (r, r.and_then(|r| s.host_reg_sites.get(device, r.base)))
+    });
+    if let (Some(f), Some(r)) = (rules::check_overlap(device, existing.as_ref()), existing) {
+        // Rare: the sites are symbolised only here, with no lock held.
+        let site = |ip: usize| crate::callsite::site_of_address(ip).text();
+        let this = crate::callsite::caller_ip().map(site);
+        findings.push(rules::overlap_with_sites(
+            f,
+            &r,
+            start,
+            (end - start) as u64,
+            first.map(site).as_deref(),
+            this.as_deref(),
+        ));
+    }
     (findings, device)
 }
 
-fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32), i32> {
+/// The check of a registration: its arguments, the device, and where it was made (a return
+/// address into the caller, 0 when unknown: found here, before the vendor runs, because a
+/// vendor that calls back into an intercepted function moves the thread's call marker).
+fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32, usize), i32> {
+    // One word (a read of a learnt stack slot on most calls), quoted only if a later
+    // registration overlaps this one.
+    let site = crate::callsite::caller_ip().unwrap_or(0);
     let (findings, device) = register_findings(rt, &a);
     if findings.is_empty() {
-        return Ok((a, device));
+        return Ok((a, device, site));
     }
     match decide(rt, Api::C, a.call.name(), &reg_args_text(&a), &findings) {
         Verdict::Reject(c) => Err(c as i32),
-        Verdict::Forward => Ok((a, device)),
+        Verdict::Forward => Ok((a, device, site)),
     }
 }
 
-fn record_register(rt: &Runtime, a: RegArgs, device: i32, ret: i32) {
+fn record_register(rt: &Runtime, a: RegArgs, device: i32, site: usize, ret: i32) {
     if ret == code::HOST_MEMORY_ALREADY_REGISTERED && matches!(a.call, RegCall::V2 { .. }) {
         explain_overlap_elsewhere(rt, &a, device);
     }
@@ -170,6 +191,7 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, ret: i32) {
     if let Some((start, end)) = a.range() {
         state::with(|s| {
             s.host_unregs.forget(device, start);
+            s.host_reg_sites.note(device, start, site);
             // A PINNED-only record kept through a device reset that the vendor has just
             // registered over was gone (the driver path): it makes way.
             while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
@@ -212,7 +234,7 @@ pub unsafe fn host_register_v2(ptr: *mut c_void, size: u64, flag: u32) -> i32 {
         "aclrtHostRegisterV2",
         |rt| check_register(rt, RegArgs { call: RegCall::V2 { flag }, ptr: ptr as usize, size }),
         || call_vendor!(HOST_REGISTER_V2, HostRegisterV2Fn, code::API_NOT_SUPPORT; ptr, size, flag),
-        |rt, (a, device), ret| record_register(rt, a, device, *ret),
+        |rt, (a, device, site), ret| record_register(rt, a, device, site, *ret),
     )
 }
 
@@ -228,7 +250,7 @@ pub unsafe fn host_register(ptr: *mut c_void, size: u64, ty: u32, dev_ptr: *mut 
             check_register(rt, RegArgs { call, ptr: ptr as usize, size })
         },
         || call_vendor!(HOST_REGISTER, HostRegisterFn, code::API_NOT_SUPPORT; ptr, size, ty, dev_ptr),
-        |rt, (a, device), ret| record_register(rt, a, device, *ret),
+        |rt, (a, device, site), ret| record_register(rt, a, device, site, *ret),
     )
 }
 
@@ -242,15 +264,19 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             // Without a current context the vendor answers 107002 before it looks for the
             // registration: nothing of regcheck's records applies.
-            let Some(device) = queries::device() else { return Ok(None) };
+            let Some(device) = queries::device() else { return Ok((None, 0)) };
+            // Where this unregistration is made, for a later one of the same pointer (found
+            // before the vendor runs: see `check_register`).
+            let site = crate::callsite::caller_ip().unwrap_or(0);
             let p = ptr as usize;
-            let (exact, containing, elsewhere, unregistered) = state::read(|s| {
+            let (exact, containing, elsewhere, unregistered, before) = state::read(|s| {
                 let exact = s.host_regs.exact(device, p).copied();
                 let elsewhere = match exact {
                     Some(_) => None,
                     None => s.host_regs.pinned_base_elsewhere(device, p).copied(),
                 };
-                (exact, s.host_regs.containing(device, p).copied(), elsewhere, s.host_unregs.seen(device, p))
+                let seen = s.host_unregs.seen(device, p);
+                (exact, s.host_regs.containing(device, p).copied(), elsewhere, seen, s.host_unregs.site(device, p))
             });
             let findings: Vec<Finding> = rules::check_unregister(
                 p,
@@ -261,20 +287,27 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 unregistered,
             )
             .into_iter()
+            .map(|f| match before {
+                // Rare: symbolised only here, with no lock held.
+                Some(ip) if unregistered => {
+                    rules::unregistered_at(f, Some(&crate::callsite::site_of_address(ip).text()))
+                }
+                _ => f,
+            })
             .collect();
             // Which record the vendor's answer is about: this device's, else the pinned-only
             // one of another device the runtime's process-wide table may hold.
             let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
             if findings.is_empty() {
-                return Ok(record);
+                return Ok((record, site));
             }
             match decide(rt, Api::C, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
-                Verdict::Forward => Ok(record),
+                Verdict::Forward => Ok((record, site)),
             }
         },
         || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
-        |_, record, ret| {
+        |_, (record, site), ret| {
             let Some((device, after_reset)) = record else { return };
             // A failed unregister keeps the entry: the registration is still live (another
             // device's too: on the driver path it is that device's driver's). One kept through
@@ -282,7 +315,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             if *ret == code::SUCCESS {
                 state::with(|s| {
                     if s.host_regs.remove(device, ptr as usize).is_some() {
-                        s.host_unregs.note(device, ptr as usize);
+                        s.host_unregs.note(device, ptr as usize, site);
                     }
                 });
             } else if after_reset {

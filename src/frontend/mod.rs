@@ -6,6 +6,7 @@
 
 pub mod acl;
 pub mod errmsg;
+pub mod hal;
 pub mod hixl;
 
 use std::any::Any;

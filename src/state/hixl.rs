@@ -362,7 +362,14 @@ pub struct HixlState {
     pub servers: HashMap<usize, CsEndpoint>,
     /// `HixlCS` clients by handle.
     pub clients: HashMap<usize, CsEndpoint>,
+    /// Where each (instance, handle) was last deregistered (the application's frame, not yet
+    /// symbolised), quoted when the handle is deregistered again (vllm-ascend #10724). Bounded:
+    /// past [`DEREG_SITES_CAP`] entries it starts over.
+    pub dereg_sites: HashMap<(usize, usize), crate::callsite::Stack>,
 }
+
+/// How many deregistration sites [`HixlState::dereg_sites`] keeps.
+pub const DEREG_SITES_CAP: usize = 16384;
 
 impl HixlState {
     /// The instances other than `this` that have a link to the engine named `name`.

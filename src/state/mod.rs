@@ -35,6 +35,8 @@ pub struct State {
     pub host_regs: HostRegistry,
     /// Host registrations seen unregistered (for a double unregistration regcheck saw).
     pub host_unregs: Unregistered,
+    /// Where each live host registration was made (for a later overlap's message).
+    pub host_reg_sites: registry::Sites,
     /// `aclrtMallocHost` allocations.
     pub host_allocs: AllocMap<()>,
     /// `aclrtMalloc` allocations, with their policy.

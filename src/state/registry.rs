@@ -14,6 +14,9 @@ pub enum HostRegApi {
     V2,
     /// `aclrtHostRegister(ptr, size, type, &devPtr)`: always mapped.
     V1,
+    /// The driver's `halHostRegister(ptr, size, type, dev, &devPtr)`, called directly (flags:
+    /// the driver's map type): always mapped.
+    Hal,
 }
 
 /// One live `aclrtHostRegister*` registration.
@@ -40,7 +43,7 @@ impl HostReg {
     /// registration always has one; a V2 one with MAPPED, IOMEMORY or READONLY.
     pub fn mapped(&self) -> bool {
         match self.api {
-            HostRegApi::V1 => true,
+            HostRegApi::V1 | HostRegApi::Hal => true,
             HostRegApi::V2 => self.flags & host_reg::DEVICE_MAPPED != 0,
         }
     }
@@ -50,6 +53,14 @@ impl HostReg {
         match self.api {
             HostRegApi::V2 => format!("flags {}", host_reg::flag_names(self.flags)),
             HostRegApi::V1 => format!("aclrtHostRegister type {}", self.flags),
+            HostRegApi::Hal => format!(
+                "halHostRegister {}",
+                match self.flags {
+                    0 => "HOST_MEM_MAP_DEV".to_string(),
+                    3 => "HOST_MEM_MAP_DEV_PCIE_TH".to_string(),
+                    t => format!("map type {t}"),
+                }
+            ),
         }
     }
 
@@ -413,37 +424,77 @@ mod tests {
     }
 }
 
+/// Return addresses (into the caller of a call, 0 when unknown) by (device, base): where a
+/// registration was made, or an unregistration. Bounded: past `CAP` entries it starts over (a
+/// forgotten entry only makes a later message say less, never wrong).
+#[derive(Debug, Default, Clone)]
+pub struct SiteMap<const CAP: usize> {
+    map: std::collections::HashMap<(i32, usize), usize>,
+}
+
+impl<const CAP: usize> SiteMap<CAP> {
+    /// `base` on `device` was registered (or unregistered) by the caller at `site`.
+    pub fn note(&mut self, device: i32, base: usize, site: usize) {
+        if self.map.len() >= CAP {
+            self.map.clear();
+        }
+        self.map.insert((device, base), site);
+    }
+
+    /// Drop the entry of `base` on `device`.
+    pub fn forget(&mut self, device: i32, base: usize) {
+        if !self.map.is_empty() {
+            self.map.remove(&(device, base));
+        }
+    }
+
+    /// Whether there is an entry for `base` on `device`.
+    pub fn has(&self, device: i32, base: usize) -> bool {
+        !self.map.is_empty() && self.map.contains_key(&(device, base))
+    }
+
+    /// The site of `base` on `device`, when known.
+    pub fn get(&self, device: i32, base: usize) -> Option<usize> {
+        self.map.get(&(device, base)).copied().filter(|&s| s != 0)
+    }
+}
+
+/// Where each live host registration was made (one word per registration, found without
+/// unwinding on most calls), so that a later overlap can name both call sites. An entry outlives
+/// its registration only until the next registration at the same base replaces it (it is quoted
+/// only beside a live registration).
+pub type Sites = SiteMap<16384>;
+
 /// Host registrations regcheck saw unregistered, and none registered at the same base on the
 /// same device since: what makes a second `aclrtHostUnregister` of the pointer a double
-/// unregistration regcheck *saw*, rather than one of memory it has no record of. Bounded:
-/// past [`Unregistered::CAP`] entries it starts over (a forgotten entry only makes a later
-/// finding less sure, never wrong).
+/// unregistration regcheck *saw*, rather than one of memory it has no record of; with where the
+/// first unregistration was made.
 #[derive(Debug, Default, Clone)]
 pub struct Unregistered {
-    set: std::collections::HashSet<(i32, usize)>,
+    set: SiteMap<{ Unregistered::CAP }>,
 }
 
 impl Unregistered {
     pub const CAP: usize = 4096;
 
-    /// `base` on `device` was unregistered.
-    pub fn note(&mut self, device: i32, base: usize) {
-        if self.set.len() >= Self::CAP {
-            self.set.clear();
-        }
-        self.set.insert((device, base));
+    /// `base` on `device` was unregistered, by the caller at return address `site` (0: unknown).
+    pub fn note(&mut self, device: i32, base: usize, site: usize) {
+        self.set.note(device, base, site);
     }
 
     /// `base` on `device` was registered again.
     pub fn forget(&mut self, device: i32, base: usize) {
-        if !self.set.is_empty() {
-            self.set.remove(&(device, base));
-        }
+        self.set.forget(device, base);
     }
 
     /// Whether regcheck saw `base` on `device` unregistered, and nothing registered there since.
     pub fn seen(&self, device: i32, base: usize) -> bool {
-        !self.set.is_empty() && self.set.contains(&(device, base))
+        self.set.has(device, base)
+    }
+
+    /// Where `base` on `device` was unregistered (`None` when not seen or unknown).
+    pub fn site(&self, device: i32, base: usize) -> Option<usize> {
+        self.set.get(device, base)
     }
 }
 
@@ -455,13 +506,14 @@ mod unregistered_tests {
     fn seen_until_registered_again() {
         let mut u = Unregistered::default();
         assert!(!u.seen(0, 0x1000));
-        u.note(0, 0x1000);
+        u.note(0, 0x1000, 0x5555);
         assert!(u.seen(0, 0x1000) && !u.seen(1, 0x1000) && !u.seen(0, 0x2000));
+        assert_eq!(u.site(0, 0x1000), Some(0x5555));
         u.forget(0, 0x1000);
         assert!(!u.seen(0, 0x1000));
         for i in 0..Unregistered::CAP + 1 {
-            u.note(0, i);
+            u.note(0, i, 0);
         }
-        assert!(u.set.len() <= Unregistered::CAP);
+        assert!(u.set.map.len() <= Unregistered::CAP);
     }
 }

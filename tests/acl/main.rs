@@ -8,7 +8,9 @@
 //! `settings` (the environment variables), `robustness` (threads, fork, panics, the caller's
 //! state), `vendor` (finding the vendor library), `launcher` (`regcheck-run`), `c_api`.
 
+mod annotate;
 mod c_api;
+mod field;
 mod launcher;
 mod robustness;
 mod rules;

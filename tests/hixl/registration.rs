@@ -260,6 +260,15 @@ fn deregistration_rules() {
     for o in &outs {
         assert!(o.stderr.contains("regcheck: error: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
         assert!(!o.stderr.contains("regcheck: warning: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
+        // vllm-ascend #10724: a handle deregistered again names where this instance
+        // deregistered it ("first", line 359 of the scenario program).
+        let line = o.stderr.lines().find(|l| l.contains("[HIXL-DEREG-UNKNOWN]") && l.contains("already deregistered"));
+        let line = line.unwrap_or_else(|| panic!("{}", o.dump()));
+        assert!(
+            line.contains("this instance deregistered it at ") && line.contains("(hixl_scenarios.cpp:359)"),
+            "{}",
+            o.dump()
+        );
     }
 }
 

@@ -119,8 +119,13 @@ const SIM_LIBS: &[SimLib] = &[
         link: &["-Wl,-Bsymbolic"],
     },
     // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
-    // link -lascend_hal (the vendor's samples do) take them from there
-    SimLib { file: "libascend_hal.so", sources: &["securec.cpp"], link: &[] },
+    // link -lascend_hal (the vendor's samples do) take them from there, and the driver's
+    // halHostRegister/halHostUnregister (forwarding to the simulated driver in libacl_rt.so)
+    SimLib {
+        file: "libascend_hal.so",
+        sources: &["securec.cpp", "standins/hal_host_reg.cpp"],
+        link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"],
+    },
     SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib {
         file: "libcann_hixl.so",

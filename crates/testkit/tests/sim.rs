@@ -531,6 +531,11 @@ fn libraries_export_the_vendor_symbols() {
         assert!(exports(&hal, name), "libascend_hal.so lacks {name}");
         assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
+    // the driver's host registration, called directly by applications (LMCache-Ascend)
+    for name in ["halHostRegister", "halHostUnregister"] {
+        assert!(exports(&hal, name), "libascend_hal.so lacks {name}");
+        assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
+    }
     let hixl = dynamic_symbols("libcann_hixl.so");
     for sym in [
         "_ZN4hixl4HixlC1Ev",
@@ -589,7 +594,7 @@ fn libraries_export_the_vendor_symbols() {
 fn libraries_have_the_vendor_sonames_and_runpath() {
     for (lib, needed) in [
         ("libacl_rt.so", None),
-        ("libascend_hal.so", None),
+        ("libascend_hal.so", Some("libacl_rt.so")),
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
         ("libllm_datadist.so", Some("libcann_hixl.so")),

@@ -327,11 +327,15 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
         |rt| {
             let key = this as usize;
             let h = handle as usize;
+            // Where this deregistration is made, for a later one of the same handle: one
+            // frame, unwound before the vendor runs (its own ACL calls move the thread's call
+            // marker); a deregistration is rare.
+            let site = if h != 0 { crate::callsite::capture(1) } else { crate::callsite::Stack::EMPTY };
             let thread = if h != 0 { thread_facts(key) } else { None };
             // Peers' links to this instance never make a deregistration wrong (only its own
             // do); they are counted only to describe a finding of its own links.
             let peers = if h != 0 { tcp_peers(key, true) } else { 0 };
-            let mut findings = state::with(|s| {
+            let (mut findings, before) = state::with(|s| {
                 let inst = s.hixl.instances.get(&key);
                 let facts = DeregFacts {
                     state: instance_state(inst),
@@ -340,8 +344,14 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
                     links: inst.map(|i| links_of(s, key, i, peers)),
                     engine: inst.and_then(|i| i.engine),
                 };
-                rules::check_dereg(f.api, h, &facts)
+                (rules::check_dereg(f.api, h, &facts), s.hixl.dereg_sites.get(&(key, h)).cloned())
             });
+            if let Some(at) = before.and_then(|st| crate::callsite::symbolize(&st, 1).into_iter().next()) {
+                // Rare: symbolised only here, with no lock held (vllm-ascend #10724).
+                for x in findings.iter_mut().filter(|x| x.rule == crate::rules::RuleId::HixlDeregUnknown) {
+                    x.problem += &format!(" (this instance deregistered it at {})", at.text());
+                }
+            }
             if let Some(t) = thread {
                 match rules::check_thread(call, &t) {
                     Ok(f) => findings.extend(f),
@@ -350,14 +360,22 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
                     }
                 }
             }
-            reject_or(rt, Api::Cpp, call, || format!("mem_handle=0x{h:x}"), &findings)
+            reject_or(rt, Api::Cpp, call, || format!("mem_handle=0x{h:x}"), &findings).map(|()| site)
         },
         || call_vendor!(f.deregister_mem.symbol, DeregisterMemFn, VENDOR_MISSING; this, handle),
-        |_, (), ret| {
+        |_, site, ret| {
             if *ret == code::SUCCESS {
                 state::with(|s| {
                     if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
-                        i.regs.remove(handle as usize);
+                        if i.regs.remove(handle as usize).is_some() {
+                            let sites = &mut s.hixl.dereg_sites;
+                            if sites.len() >= crate::state::hixl::DEREG_SITES_CAP {
+                                sites.clear();
+                            }
+                            if !site.is_empty() {
+                                sites.insert((this as usize, handle as usize), site);
+                            }
+                        }
                     }
                 });
             }

@@ -4,6 +4,10 @@
 use super::{flag_names, human, RegArgs, RegCall, IOMEMORY, KNOWN_FLAGS, MAPPED, MIN_ALIGN, PINNED, READONLY};
 use crate::rules::{Finding, RuleId};
 
+/// The per-call host registration size that was answered 207001 in the field (~200 GB on a 910B
+/// host with 2 TB of RAM, LMCache-Ascend #242): not a documented constant, so only a warning.
+const CEILING_SEEN: u64 = 200_000_000_000;
+
 /// Checks on the arguments alone: NULL, size, wrap, alignment, page multiple, flags, size.
 pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -46,9 +50,15 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
             RuleId::AclHostregAlign,
             "ptr",
             format!(
-                "0x{:x} is not aligned to {align} bytes (max(4 KiB, host page size {page_size})); it is {} bytes past a boundary",
+                "0x{:x} is not aligned to {align} bytes (max(4 KiB, host page size {page_size})); it is {} bytes past a boundary{}",
                 a.ptr,
-                a.ptr % align
+                a.ptr % align,
+                if page_size > MIN_ALIGN {
+                    // Mooncake #4055/#4057: a malloc buffer on a 64 KiB-page host.
+                    format!(": the driver maps host memory for the device only from an address aligned to this host kernel's page size ({page_size} bytes; its shared-virtual-memory map checks PAGE_ALIGNED(src_va), \"Src_va is zero or not page alignment\"), which malloc does not give")
+                } else {
+                    String::new()
+                }
             ),
             format!(
                 "allocate with posix_memalign(&p, {align}, size) or mmap, or over-allocate by {align} bytes and register from the next boundary (0x{up:x})"
@@ -115,8 +125,22 @@ pub fn check_args(a: &RegArgs, page_size: usize, large_threshold: u64) -> Vec<Fi
         out.push(Finding::new(
             RuleId::AclHostregLarge,
             "size",
-            format!("{} ({}) in one registration is above {}", a.size, human(a.size), human(large_threshold)),
-            "register in chunks of a few GiB each; single registrations of hundreds of GB fail with 207001",
+            format!(
+                "{} ({}) in one registration is above {}{}",
+                a.size,
+                human(a.size),
+                human(large_threshold),
+                if a.size >= CEILING_SEEN {
+                    // LMCache-Ascend #242 (910B, 2 TB of RAM).
+                    ": single registrations above ~200 GB were answered 207001 (ACL_ERROR_RT_FEATURE_NOT_SUPPORT) in the field"
+                } else {
+                    ""
+                }
+            ),
+            format!(
+                "split it: register it in chunks of at most {} each (one aclrtHostRegister* per chunk, each page-aligned), and unregister each chunk",
+                human(large_threshold.min(16 << 30))
+            ),
         ));
     }
     out
@@ -190,6 +214,31 @@ mod tests {
         assert_eq!(rules(&check_args(&v1(12), PAGE, u64::MAX)), vec![RuleId::AclHostregFlagReserved]);
         assert_eq!(rules(&check_args(&v1(3), PAGE, u64::MAX)), vec![RuleId::AclHostregFlagInvalid]);
         assert_eq!(flag_names(MAPPED | PINNED | 0x40), "MAPPED|PINNED|unknown 0x40");
+    }
+
+    #[test]
+    fn a_registration_past_the_ceiling_says_split_it_lmcache_ascend_242() {
+        let f = check_args(&v2(0x10000, 250 << 30, MAPPED), PAGE, 1 << 36);
+        assert_eq!(rules(&f), vec![RuleId::AclHostregLarge]);
+        assert!(f[0].problem.contains("answered 207001"), "{}", f[0].problem);
+        assert!(f[0].fix.starts_with("split it: register it in chunks of at most 16 GiB"), "{}", f[0].fix);
+        let below = check_args(&v2(0x10000, 100 << 30, MAPPED), PAGE, 1 << 36);
+        assert!(!below[0].problem.contains("207001") && below[0].fix.starts_with("split it"), "{}", below[0].problem);
+    }
+
+    #[test]
+    fn a_malloc_buffer_on_a_64k_page_host_is_misaligned_mooncake_4055() {
+        // Mooncake #4055/#4057: 4 KiB-aligned (malloc's large blocks are 16 bytes past a 4 KiB
+        // page), not 64 KiB-aligned: the driver's SVM map refuses it on a 64 KiB-page kernel.
+        let f = check_args(&v2(0x7f00_0001_0010, 1 << 20, MAPPED), 65536, u64::MAX);
+        assert_eq!(rules(&f), vec![RuleId::AclHostregAlign]);
+        assert!(f[0].problem.contains("aligned to 65536 bytes"), "{}", f[0].problem);
+        assert!(f[0].problem.contains("Src_va is zero or not page alignment"), "{}", f[0].problem);
+        assert!(f[0].fix.contains("posix_memalign(&p, 65536, size)"), "{}", f[0].fix);
+        let g = check_args(&v2(0x7f00_0001_1000, 1 << 20, MAPPED), 65536, u64::MAX);
+        assert_eq!(rules(&g), vec![RuleId::AclHostregAlign], "4 KiB-aligned is not enough there");
+        // on a 4 KiB-page host the driver checks 4 KiB: nothing to say of 64 KiB
+        assert!(check_args(&v2(0x7f00_0001_1000, 1 << 20, MAPPED), PAGE, u64::MAX).is_empty());
     }
 
     #[test]

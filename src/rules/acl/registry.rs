@@ -70,6 +70,46 @@ pub fn check_overlap_elsewhere(device: i32, r: &HostReg) -> Finding {
     .with_action(Action::Warn)
 }
 
+/// An overlap finding, told more: the same base registered again with another length is two
+/// components registering one buffer (vllm-ascend PR #15624, where HCCL refused it); and the
+/// call sites of both registrations, when known (`first`: where the live one was made, `this`:
+/// the call being judged).
+pub fn overlap_with_sites(
+    mut f: Finding,
+    r: &HostReg,
+    start: usize,
+    len: u64,
+    first: Option<&str>,
+    this: Option<&str>,
+) -> Finding {
+    if r.base == start && r.len != len && !r.after_reset {
+        f.problem += &format!(
+            ": the same base again with another length ({} now, {} before), as when two components each register one buffer (vllm-ascend PR #15624)",
+            human(len),
+            human(r.len)
+        );
+        f.fix = format!(
+            "register the buffer once, in one component, and share the registration; or aclrtHostUnregister(0x{:x}) before registering it with the new length",
+            r.base
+        );
+    }
+    match (first, this) {
+        (Some(a), Some(b)) => f.problem += &format!("; the live registration was made at {a}, this one at {b}"),
+        (Some(a), None) => f.problem += &format!("; the live registration was made at {a}"),
+        _ => {}
+    }
+    f
+}
+
+/// Where an earlier unregistration of the pointer was made, added to a double unregistration's
+/// finding (vllm-ascend #10724: a handle unregistered at shutdown that was gone already).
+pub fn unregistered_at(mut f: Finding, site: Option<&str>) -> Finding {
+    if let Some(s) = site {
+        f.problem += &format!(" (it was unregistered at {s})");
+    }
+    f
+}
+
 /// `aclrtHostUnregister(ptr)`: `exact` is whether ptr is a live base on the current device;
 /// `containing` the registration ptr falls inside, if any; `elsewhere` a PINNED-only
 /// registration with this base on another device; `unregistered`: regcheck saw `ptr`
@@ -375,5 +415,32 @@ mod tests {
             }
         }
         assert_eq!(clean, 2, "a MAPPED (V2) and a V1 registration, with every argument right");
+    }
+
+    #[test]
+    fn the_same_base_with_another_length_names_both_sites_vllm_ascend_15624() {
+        let r =
+            HostReg { device: 0, base: 0x10000, len: 0x4000, flags: MAPPED, api: HostRegApi::V2, after_reset: false };
+        let f = check_overlap(0, Some(&r)).unwrap();
+        let f = overlap_with_sites(f, &r, 0x10000, 0x8000, Some("kv_a (a.c:10)"), Some("kv_b (b.c:20)"));
+        assert!(
+            f.problem.contains("the same base again with another length (32 KiB now, 16 KiB before)"),
+            "{}",
+            f.problem
+        );
+        assert!(f.problem.contains("vllm-ascend PR #15624"), "{}", f.problem);
+        assert!(
+            f.problem.ends_with("the live registration was made at kv_a (a.c:10), this one at kv_b (b.c:20)"),
+            "{}",
+            f.problem
+        );
+        assert!(f.fix.contains("register the buffer once"), "{}", f.fix);
+        // an overlap at another base is not "the same base"; no sites, nothing added
+        let g = overlap_with_sites(check_overlap(0, Some(&r)).unwrap(), &r, 0x11000, 0x1000, None, None);
+        assert_eq!(g.problem, check_overlap(0, Some(&r)).unwrap().problem);
+        let u = check_unregister(0x10000, 0, false, None, None, true).unwrap();
+        assert!(unregistered_at(u, Some("shutdown (kv.c:99)"))
+            .problem
+            .ends_with("(it was unregistered at shutdown (kv.c:99))"));
     }
 }
