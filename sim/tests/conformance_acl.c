@@ -54,6 +54,7 @@ static void *at(void *p, uintptr_t off) { return (void *)((uintptr_t)p + off); }
  * runtime's tables), the driver's device-pointer query by ACLSIM_DEVPTR_QUERY, on device 0. */
 static void rt_setup(const char *pin, const char *query) {
     if (pin != NULL) setenv("ACLSIM_PIN_REGISTER", pin, 1);
+    setenv("ACLSIM_CANN_VERSION", "9.2.0", 1); /* the rows of the vendor's master (681ef76) */
     if (query != NULL) setenv("ACLSIM_DEVPTR_QUERY", query, 1);
     aclrtSetDevice(0);
     aclsimResetCallCounts();

@@ -64,7 +64,8 @@ fn reg_args_text(a: &RegArgs) -> String {
 pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let (mut findings, device) = unordered_register_findings(rt, a);
     findings.sort_by_key(|f| rules::vendor_layer(f.rule));
-    rules::for_pinned_only(a, &mut findings);
+    let profile = rt.profile();
+    rules::for_path(a, profile.reg_path(), !profile.release.after_9_1(), &mut findings);
     (findings, device)
 }
 
@@ -145,7 +146,7 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
     let existing = state::read(|s| s.host_regs.overlapping(device, start, end).copied());
-    findings.extend(rules::check_overlap(device, existing.as_ref()));
+    findings.extend(rules::check_overlap_by_path(rt.profile().reg_path(), a, device, existing.as_ref()));
     (findings, device)
 }
 

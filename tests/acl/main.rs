@@ -10,6 +10,7 @@
 
 mod c_api;
 mod launcher;
+mod profiles;
 mod robustness;
 mod rules;
 mod settings;

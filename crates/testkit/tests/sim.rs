@@ -131,6 +131,7 @@ fn product_support_by_soc_name() {
                 .args(["soc", &code.to_string()])
                 .env("ACLSIM_SOC_NAME", soc)
                 .env("ACLSIM_PIN_REGISTER", pin)
+                .env("ACLSIM_CANN_VERSION", "9.2.0")
                 .run();
             if !out.status.success() {
                 panic!("SoC {soc} (ACLSIM_PIN_REGISTER={pin}): expected {code}\n{}", out.dump());
@@ -191,6 +192,7 @@ fn old_kernel_aborts_on_pageable_memory() {
             .args(["register", kind])
             .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
             .env("ACLSIM_PIN_REGISTER", pin)
+            .env("ACLSIM_CANN_VERSION", "9.2.0")
             .run();
         out.assert_aborted().assert_stderr_contains(&format!(
             "aclsim: simulated driver exception: kernel {OLD_KERNEL} (<= 5.10) cannot register non-page-locked memory 0x"
