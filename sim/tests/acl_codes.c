@@ -297,7 +297,7 @@ int main(void) {
     /* ---- what libcann_hixl.so asks (hicann/hixl src/hixl/common/hixl_log.h) ---- */
     int32_t rtver = 0;
     EXPECT_EQ(aclsysGetVersionNum((char *)"runtime", &rtver), ACL_SUCCESS);
-    EXPECT_EQ(rtver, 80500000); /* ACLSIM_CANN_VERSION 8.5.0: below 9.2.0's 90200000 */
+    EXPECT_EQ(rtver, 90100000); /* ACLSIM_CANN_VERSION 9.1.0 (the default profile): below 9.2.0's 90200000 */
     EXPECT_EQ(acllogCheckDebugLevel(0, 3), 1);
     EXPECT_EQ(acllogCheckDebugLevel(0, 1), 0);
     acllogRecord(0, 3, "%s", "not printed without ASCEND_SLOG_PRINT_TO_STDOUT=1");

@@ -21,7 +21,23 @@ fn pinned_only(r: &HostReg) -> bool {
 /// The overlap finding of a registration call over `existing`, by path: V1 over a PINNED-only
 /// registration goes to the driver, which knows of it only on its pin path (507910 there); on
 /// the tables the driver never saw it and V1 reads no table, so the call succeeds.
-pub fn check_overlap_by_path(path: RegPath, a: &RegArgs, device: i32, existing: Option<&HostReg>) -> Option<Finding> {
+///
+/// `elsewhere`: with no overlap on this device, one on another (asked only for V2 on the
+/// tables): the runtime's tables are process-wide, so it refuses this with 507910 whatever
+/// the device (and without a current device: the check comes first up to 9.1.0).
+pub fn check_overlap_by_path(
+    path: RegPath,
+    a: &RegArgs,
+    device: i32,
+    existing: Option<&HostReg>,
+    elsewhere: Option<&HostReg>,
+) -> Option<Finding> {
+    if let (None, Some(r), RegPath::Tables, RegCall::V2 { .. }) = (existing, elsewhere, path, a.call) {
+        let mut f = super::registry::check_overlap_elsewhere(device, r);
+        f.action = None;
+        f.problem.push_str(" (this runtime's path is the runtime's tables)");
+        return Some(f);
+    }
     let r = existing?;
     if !pinned_only(r) {
         return check_overlap(device, existing);
@@ -107,25 +123,33 @@ mod tests {
     #[test]
     fn v1_over_pinned_only_is_decided_by_the_path() {
         let pinned = reg(PINNED, HostRegApi::V2);
-        assert_eq!(check_overlap_by_path(RegPath::Tables, &v1(), 0, Some(&pinned)), None, "V1 never reads the tables");
-        let f = check_overlap_by_path(RegPath::Driver, &v1(), 0, Some(&pinned)).unwrap();
+        assert_eq!(check_overlap_by_path(RegPath::Tables, &v1(), 0, Some(&pinned), None), None, "V1 never reads the tables");
+        let f = check_overlap_by_path(RegPath::Driver, &v1(), 0, Some(&pinned), None).unwrap();
         assert_eq!((f.rule, f.action), (RuleId::AclHostregOverlap, None), "the driver refuses: 507910");
-        let f = check_overlap_by_path(RegPath::Unknown, &v1(), 0, Some(&pinned)).unwrap();
+        let f = check_overlap_by_path(RegPath::Unknown, &v1(), 0, Some(&pinned), None).unwrap();
         assert_eq!(f.action, Some(Action::Warn), "unknown path: at most a warning");
         assert!(f.problem.contains("REGCHECK_CANN_VERSION"), "{}", f.problem);
         let kept = HostReg { after_reset: true, ..pinned };
         let again = v2(0x10000, 0x1000, PINNED);
-        let f = check_overlap_by_path(RegPath::Tables, &again, 0, Some(&kept)).unwrap();
+        let f = check_overlap_by_path(RegPath::Tables, &again, 0, Some(&kept), None).unwrap();
         assert_eq!(f.action, None, "the tables keep it through a reset: 507910, certain");
-        assert_eq!(check_overlap_by_path(RegPath::Driver, &again, 0, Some(&kept)), None, "ended with the device");
-        let f = check_overlap_by_path(RegPath::Unknown, &again, 0, Some(&kept)).unwrap();
+        assert_eq!(check_overlap_by_path(RegPath::Driver, &again, 0, Some(&kept), None), None, "ended with the device");
+        let f = check_overlap_by_path(RegPath::Unknown, &again, 0, Some(&kept), None).unwrap();
         assert_eq!(f.action, Some(Action::Warn));
+        // The tables are process-wide: another device's registration (or none current).
+        let other = HostReg { device: 1, ..pinned };
+        for device in [0, -1] {
+            let f = check_overlap_by_path(RegPath::Tables, &again, device, None, Some(&other)).unwrap();
+            assert_eq!((f.rule, f.action), (RuleId::AclHostregOverlap, None), "certain on the tables");
+            assert_eq!(check_overlap_by_path(RegPath::Unknown, &again, device, None, Some(&other)), None);
+            assert_eq!(check_overlap_by_path(RegPath::Tables, &v1(), device, None, Some(&other)), None, "V1 reads no table");
+        }
         // What both paths refuse stays an error whatever the path.
         let mapped = reg(super::super::MAPPED | PINNED, HostRegApi::V2);
         for path in [RegPath::Tables, RegPath::Driver, RegPath::Unknown] {
-            let f = check_overlap_by_path(path, &v1(), 0, Some(&mapped)).unwrap();
+            let f = check_overlap_by_path(path, &v1(), 0, Some(&mapped), None).unwrap();
             assert_eq!(f.action, None, "{path:?}");
-            let f = check_overlap_by_path(path, &v2(0x10000, 0x1000, PINNED), 0, Some(&pinned)).unwrap();
+            let f = check_overlap_by_path(path, &v2(0x10000, 0x1000, PINNED), 0, Some(&pinned), None).unwrap();
             assert_eq!(f.action, None, "V2 over V2: {path:?}");
         }
     }
