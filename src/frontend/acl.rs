@@ -150,7 +150,11 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     let tables_v2 = path == crate::platform::release::RegPath::Tables && matches!(a.call, RegCall::V2 { .. });
     let (existing, elsewhere) = state::read(|s| {
         let here = s.host_regs.overlapping(device, start, end).copied();
-        let there = if here.is_none() && tables_v2 { s.host_regs.overlapping_elsewhere(device, start, end).copied() } else { None };
+        let there = if here.is_none() && tables_v2 {
+            s.host_regs.overlapping_elsewhere(device, start, end).copied()
+        } else {
+            None
+        };
         (here, there)
     });
     findings.extend(rules::check_overlap_by_path(path, a, device, existing.as_ref(), elsewhere.as_ref()));

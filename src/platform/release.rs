@@ -180,7 +180,8 @@ impl Profile {
             Source::File(p) => p.display().to_string(),
             Source::Assumed(why) => format!("assumed, the release users run: {why}"),
         };
-        let rel = if self.is_known() { format!("{} ({:?})", self.release, self.text) } else { self.release.to_string() };
+        let rel =
+            if self.is_known() { format!("{} ({:?})", self.release, self.text) } else { self.release.to_string() };
         let feature = match self.pin_feature {
             Some(true) => "; the driver has the pinned-register feature",
             Some(false) => "; the driver lacks the pinned-register feature",

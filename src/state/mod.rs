@@ -227,7 +227,10 @@ pub fn release_profile(config: &Config) -> crate::platform::release::Profile {
         Ok(t) => format!("the vendor's runtime version {t:?} is not a release"),
         Err(e) => e.to_string(),
     };
-    Profile::assumed(format!("{why}; no {} under the install roots; set REGCHECK_CANN_VERSION", crate::platform::release::RUNTIME_VERSION_FILE))
+    Profile::assumed(format!(
+        "{why}; no {} under the install roots; set REGCHECK_CANN_VERSION",
+        crate::platform::release::RUNTIME_VERSION_FILE
+    ))
 }
 
 /// Configuration and environment, created on the first intercepted call.

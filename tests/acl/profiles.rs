@@ -16,7 +16,8 @@ fn want(list: &[(&str, i32)]) -> Vec<(String, i32)> {
 #[test]
 fn v1_over_a_pinned_only_registration_follows_the_release() {
     let tables = want(&[("register_pinned", 0), ("register_v1", 0), ("unregister", 0), ("unregister_again", 507911)]);
-    let driver = want(&[("register_pinned", 0), ("register_v1", 507910), ("unregister", 0), ("unregister_again", 507911)]);
+    let driver =
+        want(&[("register_pinned", 0), ("register_v1", 507910), ("unregister", 0), ("unregister_again", 507911)]);
     // 9.1.0 never asks the driver for its feature: the tables even where the driver has it.
     for (env, want, rule) in [
         (&[("ACLSIM_PIN_REGISTER", "1")][..], &tables, None),
@@ -37,7 +38,8 @@ fn v1_over_a_pinned_only_registration_follows_the_release() {
             match rule {
                 None => assert!(!o.stderr.contains("[ACL-HOSTREG-OVERLAP]"), "{}", ctx()),
                 Some(_) => assert!(
-                    o.stderr.contains("regcheck: warning: [ACL-HOSTREG-OVERLAP]") && o.stderr.contains("REGCHECK_CANN_VERSION"),
+                    o.stderr.contains("regcheck: warning: [ACL-HOSTREG-OVERLAP]")
+                        && o.stderr.contains("REGCHECK_CANN_VERSION"),
                     "unknown path: a warning that says so: {}",
                     ctx()
                 ),
