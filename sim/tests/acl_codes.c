@@ -113,9 +113,9 @@ int main(void) {
     char ver[128] = {0};
     int32_t num = 0;
     EXPECT_EQ(aclsysGetVersionStr((char *)"CANN", ver), ACL_SUCCESS);
-    EXPECT_TRUE(strcmp(ver, "8.5.0") == 0);
+    EXPECT_TRUE(strcmp(ver, "9.1.0") == 0); /* the default release profile */
     EXPECT_EQ(aclsysGetVersionNum((char *)"CANN", &num), ACL_SUCCESS);
-    EXPECT_EQ(num, 80500000);
+    EXPECT_EQ(num, 90100000);
     EXPECT_EQ(aclsysGetVersionStr(NULL, ver), ACL_ERROR_INVALID_PARAM);
 
     /* ---- allocations ---- */
