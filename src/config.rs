@@ -94,6 +94,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_PAGEABLE_KERNEL_MAX", "newest kernel that needs page-locked memory (default 5.10)"),
     ("REGCHECK_SOC_NAME", "use this SoC name instead of aclrtGetSocName()"),
     ("REGCHECK_HDK_VERSION", "use this driver (HDK) version instead of version.info"),
+    ("REGCHECK_CANN_VERSION", "use this CANN release's profile (9.1.0, 9.2.0) instead of the runtime's version"),
     ("REGCHECK_ACL_LIB", "path of the real ACL runtime library"),
     ("REGCHECK_HIXL_LIB", "path of the real libcann_hixl.so"),
     ("REGCHECK_ADXL_LIB", "path of the real libllm_datadist.so (ADXL)"),
@@ -153,6 +154,7 @@ pub struct Config {
     pub pageable_kernel_max: KernelVersion,
     pub soc_name: Option<String>,
     pub hdk_version: Option<String>,
+    pub cann_version: Option<String>,
     pub acl_lib: Option<String>,
     pub hixl_lib: Option<String>,
     pub adxl_lib: Option<String>,
@@ -184,6 +186,7 @@ impl Default for Config {
             pageable_kernel_max: KernelVersion { major: 5, minor: 10, patch: u32::MAX },
             soc_name: None,
             hdk_version: None,
+            cann_version: None,
             acl_lib: None,
             hixl_lib: None,
             adxl_lib: None,
@@ -324,6 +327,12 @@ impl Config {
                         "REGCHECK_HDK_VERSION={v:?} is not a driver version (25.5.0, 25.3.rc1, ...); reading version.info instead"
                     )),
                 },
+                "REGCHECK_CANN_VERSION" => match nonempty(v) {
+                    Some(r) if crate::platform::release::CannRelease::parse(&r).is_some() => c.cann_version = Some(r),
+                    _ => warnings.push(format!(
+                        "REGCHECK_CANN_VERSION={v:?} is not a CANN release (9.1.0, 9.2.0, ...); reading the runtime's version instead"
+                    )),
+                },
                 "REGCHECK_ACL_LIB" => c.acl_lib = nonempty(v),
                 "REGCHECK_HIXL_LIB" => c.hixl_lib = nonempty(v),
                 "REGCHECK_ADXL_LIB" => c.adxl_lib = nonempty(v),
@@ -452,6 +461,7 @@ mod tests {
             ("REGCHECK_PAGEABLE_KERNEL_MAX", "5.19"),
             ("REGCHECK_LARGE_BYTES", "1G"),
             ("REGCHECK_HDK_VERSION", "25.5.0"),
+            ("REGCHECK_CANN_VERSION", "9.2.0"),
             ("REGCHECK_SOC_NAME", "Ascend910B1"),
             ("REGCHECK_TEST_PANIC", "check"),
             ("REGCHECK_TEST_MEMMAP", "maps"),
@@ -469,6 +479,7 @@ mod tests {
         assert!(KernelVersion::parse("5.19.17").unwrap() <= c.pageable_kernel_max);
         assert_eq!(c.large_bytes, 1 << 30);
         assert_eq!(c.test_panic, TestPanic::Check);
+        assert_eq!(c.cann_version.as_deref(), Some("9.2.0"));
     }
 
     #[test]
@@ -479,9 +490,11 @@ mod tests {
             ("REGCHECK_RULES", "ACL-NOPE=warn,ACL-HOSTREG-NULL=loud,junk"),
             ("REGCHECK_LARGE_BYTES", "lots"),
             ("REGCHECK_HDK_VERSION", "banana"),
+            ("REGCHECK_CANN_VERSION", "latest"),
         ]);
         assert_eq!(c.mode, Mode::Enforce);
-        assert_eq!(w.len(), 7, "{w:#?}");
+        assert_eq!(w.len(), 8, "{w:#?}");
+        assert_eq!(c.cann_version, None);
         assert!(w[0].contains("did you mean REGCHECK_MODE"), "{}", w[0]);
         assert!(c.rule_overrides.is_empty());
     }
@@ -499,6 +512,7 @@ mod tests {
             ("REGCHECK_KERNEL_RELEASE", "9.9"),
             ("REGCHECK_SOC_NAME", "Ascend310P1"),
             ("REGCHECK_HDK_VERSION", "99.0.0"),
+            ("REGCHECK_CANN_VERSION", "9.2.0"),
             ("REGCHECK_LARGE_BYTES", "1"),
             ("REGCHECK_HIXL_MAX_REGS", "1"),
             ("REGCHECK_PAGEABLE_KERNEL_MAX", "99.0"),
@@ -517,7 +531,7 @@ mod tests {
         assert!(c.rule_overrides.is_empty());
         assert_eq!((c.acl_lib, c.hixl_lib, c.adxl_lib, c.log_file), (None, None, None, None));
         assert_eq!(c.error_exitcode, None);
-        assert_eq!((c.kernel_release, c.soc_name, c.hdk_version), (None, None, None));
+        assert_eq!((c.kernel_release, c.soc_name, c.hdk_version, c.cann_version), (None, None, None, None));
         assert_eq!((c.large_bytes, c.hixl_max_regs), (d.large_bytes, d.hixl_max_regs));
         assert_eq!(c.pageable_kernel_max, d.pageable_kernel_max);
         assert_eq!(c.test_panic, TestPanic::None);

@@ -298,3 +298,58 @@ fn regcheck_run_is_an_alias_of_regcheck_run() {
     assert_eq!(out.status.code(), Some(127), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --frobnicate"), "{}", text(&out));
 }
+
+/// `regcheck doctor` says which CANN release profile it uses and why (issue 35 item 1): the
+/// vendor's answer, `REGCHECK_CANN_VERSION`, the runtime's version file, else assumed.
+#[test]
+fn doctor_shows_the_release_profile_and_why() {
+    let sim = prefix().join("lib/regcheck/sim/libascendcl.so");
+    let sim = sim.to_str().unwrap();
+    let empty = testkit::target_dir().join("no-ascend-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    let isolated = [("HOME", empty), ("ASCEND_HOME_PATH", empty), ("ASCEND_INSTALL_PATH", empty)];
+    let doctor = |extra: &[(&str, &str)], args: &[&str]| {
+        let env: Vec<(&str, &str)> = isolated.iter().chain(extra).copied().collect();
+        let out = regcheck(&[&["doctor", "--json"], args].concat(), &env);
+        (json(&out), text(&out))
+    };
+    // The simulator answers as the release users run, by default; the newer one when asked.
+    let (v, t) = doctor(&[("REGCHECK_ACL_LIB", sim)], &[]);
+    assert_eq!(v["profile"]["release"], "9.1.0", "{t}");
+    assert_eq!(v["profile"]["known"], true, "{t}");
+    assert_eq!(v["profile"]["source"], "aclsysGetVersionStr(\"runtime\")", "{t}");
+    assert_eq!(v["profile"]["registration_path"], "tables", "{t}");
+    let (v, t) = doctor(&[("REGCHECK_ACL_LIB", sim), ("ACLSIM_CANN_VERSION", "9.2.0")], &[]);
+    assert_eq!(
+        (&v["profile"]["release"], &v["profile"]["registration_path"]),
+        (&"9.2.0".into(), &"unknown".into()),
+        "{t}"
+    );
+    assert!(t.contains("pinned-register feature, which regcheck cannot ask"), "{t}");
+    // The override wins.
+    let (v, t) = doctor(&[("REGCHECK_ACL_LIB", sim), ("REGCHECK_CANN_VERSION", "9.2.0-beta.2")], &[]);
+    assert_eq!(
+        (&v["profile"]["release"], &v["profile"]["source"]),
+        (&"9.2.0".into(), &"REGCHECK_CANN_VERSION".into()),
+        "{t}"
+    );
+    // Without the vendor: the runtime's version file under an install root, else assumed.
+    let (v, t) = doctor(&[], &["--no-vendor"]);
+    assert_eq!((&v["profile"]["release"], &v["profile"]["known"]), (&"9.1.0".into(), &false.into()), "{t}");
+    assert_eq!(v["profile"]["registration_path"], "unknown", "{t}");
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("assumes 9.1.0")), "{t}");
+    let root = testkit::target_dir().join("cann-root-9.2.0");
+    let file = root.join("share/info/runtime/version.info");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "Version=9.2.0\n").unwrap();
+    let (v, t) = doctor(&[("ASCEND_HOME_PATH", root.to_str().unwrap())], &["--no-vendor"]);
+    assert_eq!(v["profile"]["release"], "9.2.0", "{t}");
+    assert_eq!(v["profile"]["source"], file.to_str().unwrap(), "{t}");
+    let out = regcheck(&["doctor"], &[("REGCHECK_CANN_VERSION", "9.1.0")]);
+    assert!(
+        stdout(&out).contains("CANN profile       9.1.0 (from REGCHECK_CANN_VERSION); host registration path: tables"),
+        "{}",
+        text(&out)
+    );
+}

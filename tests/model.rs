@@ -251,6 +251,7 @@ fn run_script(ops: &[Op], mode: &str) -> (Vec<Step>, String) {
             .arg(&file)
             .env("LD_AUDIT", testkit::regcheck().audit)
             .env("ACLSIM_PIN_REGISTER", "1")
+            .env("ACLSIM_CANN_VERSION", "9.2.0")
             .env("REGCHECK_MODE", mode)
             .env("REGCHECK_KERNEL_RELEASE", "6.6.0")
             .env("ACLSIM_KERNEL_RELEASE", "6.6.0"),

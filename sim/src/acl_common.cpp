@@ -295,11 +295,30 @@ bool feature_setting(const char *name, bool dflt) {
 }
 }  // namespace
 
-bool pin_register_supported() { return feature_setting("ACLSIM_PIN_REGISTER", driver_at_least(26, 0)); }
+// The release profile (ACLSIM_CANN_VERSION, default 9.1.0, the release users run): the
+// vendor's master after 9.1 (9.2.0 betas on) differs from 9.1.0 (hicann/runtime tag v9.1.0).
+const char *cann_version() {
+    const char *e = getenv("ACLSIM_CANN_VERSION");
+    return e != nullptr ? e : "9.1.0";
+}
 
-// Default: with the pinned-register feature (a driver path without the query would lose every
-// device pointer: the runtime's tables are empty there).
-bool devptr_query_supported() { return feature_setting("ACLSIM_DEVPTR_QUERY", pin_register_supported()); }
+bool cann_after_9_1() {
+    unsigned long ma = 0, mi = 0;
+    if (sscanf(cann_version(), "%lu.%lu", &ma, &mi) < 2) return false;
+    return ma > 9 || (ma == 9 && mi > 1);
+}
+
+namespace {
+bool driver_pin_feature() { return feature_setting("ACLSIM_PIN_REGISTER", driver_at_least(26, 0)); }
+}  // namespace
+
+// The driver path of host registration: only a runtime after 9.1 asks the driver for the
+// feature (runtime 71a3ea667; 9.1.0 always uses its own tables, api_impl.cc:2415-2446).
+bool pin_register_supported() { return cann_after_9_1() && driver_pin_feature(); }
+
+// Default: with the driver's pinned-register feature (a driver path without the query would
+// lose every device pointer: the runtime's tables are empty there).
+bool devptr_query_supported() { return feature_setting("ACLSIM_DEVPTR_QUERY", driver_pin_feature()); }
 
 // ---------------------------------------------------------------------------------------------
 // Injected answers: a queue per internal call name. `g_any_answer` keeps the common path (no

@@ -344,9 +344,15 @@ aclError rt_host_register_v2(const char *api, void *ptr, uint64_t size, uint32_t
                             "RT_MEM_HOST_REGISTER_IOMEMORY(0x4U), RT_MEM_HOST_REGISTER_READONLY(0x8U), and "
                             "RT_MEM_HOST_REGISTER_PINNED(0x10000000U). ErrorCode=EE1011.",
                             flag));
+    uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
+    // Up to 9.1.0 the tables' overlap check is ApiErrorDecorator's, before the context
+    // (v9.1.0 api_error.cc:1572); later it is ApiImpl's, after it.
+    if (!cann_after_9_1()) {
+        std::lock_guard<std::mutex> g(g_mu);
+        if (overlaps_rt_tables_locked(base, size)) return fail_raw(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED, kEE1018Register);
+    }
     int32_t dev = current_device();
     if (dev < 0) return fail(ACL_ERROR_RT_CONTEXT_NULL, api, "no current context on the calling thread");
-    uintptr_t base = reinterpret_cast<uintptr_t>(ptr);
     uintptr_t dev_addr = 0;
     if (pin_register_supported()) {
         rc = drv_host_register(api, ptr, size, flag, dev, &dev_addr);

@@ -160,7 +160,12 @@ std::string pageable_kernel_max();
 bool kernel_is_old(const std::string &rel, const std::string &thr);
 // The simulated driver version (ACLSIM_DRIVER_VERSION, default 25.3.rc1) is at least major.minor.
 bool driver_at_least(unsigned major, unsigned minor);
-// The driver's FEATURE_SVM_MEM_REGISTER_HOST_PINNED (ACLSIM_PIN_REGISTER; default: driver >= 26.0).
+// The CANN release simulated (ACLSIM_CANN_VERSION, default "9.1.0"), and whether it is the
+// vendor's master after 9.1 (the release profiles: sim/README.md).
+const char *cann_version();
+bool cann_after_9_1();
+// The runtime takes the driver path of host registration: a runtime after 9.1 on a driver with
+// FEATURE_SVM_MEM_REGISTER_HOST_PINNED (ACLSIM_PIN_REGISTER; default: driver >= 26.0).
 bool pin_register_supported();
 // The driver's halMemHostGetDevPointer with FEATURE_SVM_MEM_REGISTER_QUERY_AND_GET_ATTR
 // (ACLSIM_DEVPTR_QUERY; default: pin_register_supported()).

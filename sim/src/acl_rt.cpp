@@ -289,11 +289,11 @@ const char *aclGetRecentErrMsg(void) {
 
 namespace {
 // The simulated version of a package: ACLSIM_DRIVER_VERSION for "driver", ACLSIM_CANN_VERSION
-// for anything else (empty: the version file is missing).
+// (default 9.1.0, the release profile) for anything else (empty: the version file is missing).
 const char *package_version(const char *pkgName) {
     bool driver = strcmp(pkgName, "driver") == 0;
     const char *v = getenv(driver ? "ACLSIM_DRIVER_VERSION" : "ACLSIM_CANN_VERSION");
-    return v != nullptr ? v : (driver ? "25.3.rc1" : "8.5.0");
+    return driver ? (v != nullptr ? v : "25.3.rc1") : cann_version();
 }
 }  // namespace
 

@@ -284,12 +284,15 @@ Status Hixl::GetNotifies(std::vector<NotifyDesc> &notifies) {
 }
 
 Status Hixl::GetCapability(FeatureType feature_type, int32_t &value) {
-  // hixl_impl.cc: a negative feature is refused; one it does not know is "not supported"
+  // hixl_impl.cc: a negative feature is refused; one it does not know is "not supported":
+  // UNSUPPORTED on 9.1.0 (v9.1.0 hixl_impl.cc:421-433), SUCCESS with value 0 after (8687917)
   Status rc = SUCCESS;
   if (static_cast<int32_t>(feature_type) < 0)
     rc = PARAM_INVALID;
   else if (feature_type == AUTO_CONNECT || feature_type == CLIENT_SERVER_COMM)
     value = FEATURE_SUPPORTED;
+  else if (!aclsim::ReleaseAfter91())
+    rc = UNSUPPORTED;
   else
     value = FEATURE_NOT_SUPPORTED;
   ACLSIM_NOTE("Hixl::GetCapability", Fmt("%d", static_cast<int>(feature_type)), rc);

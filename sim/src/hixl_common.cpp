@@ -26,6 +26,13 @@ std::string Fmt(const char *f, ...) {
   return out;
 }
 
+bool ReleaseAfter91() {
+  const char *e = getenv("ACLSIM_CANN_VERSION");
+  unsigned long ma = 0, mi = 0;
+  if (sscanf(e != nullptr ? e : "9.1.0", "%lu.%lu", &ma, &mi) < 2) return false;
+  return ma > 9 || (ma == 9 && mi > 1);
+}
+
 bool Tracing() {
   static const bool on = aclsimTraceEnabled() != 0;
   return on;

@@ -31,6 +31,10 @@ std::string Fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
   } while (0)
 // ACLSIM_TRACE=1, as libacl_rt.so read it (once).
 bool Tracing();
+
+// The release profile (ACLSIM_CANN_VERSION, default 9.1.0, as libacl_rt.so reads it): whether
+// the HIXL simulated is the vendor's master after 9.1 (hicann/hixl 9ed283b) rather than tag v9.1.0.
+bool ReleaseAfter91();
 void Note(const char *name, const char *args, long long code);
 
 // One line on stderr, "[aclsim] hixl: <text>": what the vendor writes to its log on the

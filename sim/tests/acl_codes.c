@@ -113,9 +113,9 @@ int main(void) {
     char ver[128] = {0};
     int32_t num = 0;
     EXPECT_EQ(aclsysGetVersionStr((char *)"CANN", ver), ACL_SUCCESS);
-    EXPECT_TRUE(strcmp(ver, "8.5.0") == 0);
+    EXPECT_TRUE(strcmp(ver, "9.1.0") == 0); /* the default release profile */
     EXPECT_EQ(aclsysGetVersionNum((char *)"CANN", &num), ACL_SUCCESS);
-    EXPECT_EQ(num, 80500000);
+    EXPECT_EQ(num, 90100000);
     EXPECT_EQ(aclsysGetVersionStr(NULL, ver), ACL_ERROR_INVALID_PARAM);
 
     /* ---- allocations ---- */
@@ -297,7 +297,7 @@ int main(void) {
     /* ---- what libcann_hixl.so asks (hicann/hixl src/hixl/common/hixl_log.h) ---- */
     int32_t rtver = 0;
     EXPECT_EQ(aclsysGetVersionNum((char *)"runtime", &rtver), ACL_SUCCESS);
-    EXPECT_EQ(rtver, 80500000); /* ACLSIM_CANN_VERSION 8.5.0: below 9.2.0's 90200000 */
+    EXPECT_EQ(rtver, 90100000); /* ACLSIM_CANN_VERSION 9.1.0 (the default profile): below 9.2.0's 90200000 */
     EXPECT_EQ(acllogCheckDebugLevel(0, 3), 1);
     EXPECT_EQ(acllogCheckDebugLevel(0, 1), 0);
     acllogRecord(0, 3, "%s", "not printed without ASCEND_SLOG_PRINT_TO_STDOUT=1");

@@ -54,6 +54,7 @@ static void *at(void *p, uintptr_t off) { return (void *)((uintptr_t)p + off); }
  * runtime's tables), the driver's device-pointer query by ACLSIM_DEVPTR_QUERY, on device 0. */
 static void rt_setup(const char *pin, const char *query) {
     if (pin != NULL) setenv("ACLSIM_PIN_REGISTER", pin, 1);
+    setenv("ACLSIM_CANN_VERSION", "9.2.0", 1); /* the rows of the vendor's master (681ef76) */
     if (query != NULL) setenv("ACLSIM_DEVPTR_QUERY", query, 1);
     aclrtSetDevice(0);
     aclsimResetCallCounts();
@@ -568,6 +569,66 @@ static void c68(void) { /* LF:1091 AcllogCheckDebugLogLevelInterface */
     put("%d", acllogCheckDebugLevel(0xff00, 5)); /* DLOG_NULL + 1 */
 }
 
+/* ---- CP: the release profiles (ACLSIM_CANN_VERSION), each difference once per profile ----
+ * R9 = hicann/runtime tag v9.1.0 (src/runtime/core/src/api_impl/api_impl.cc, api_error.cc);
+ * RM = hicann/runtime 681ef76 (src/runtime/api/impl/api_impl.cc, src/runtime/driver/npu_driver_mem.cc). */
+
+static void profile(const char *version, const char *pin) {
+    if (version != NULL) setenv("ACLSIM_CANN_VERSION", version, 1);
+    if (pin != NULL) setenv("ACLSIM_PIN_REGISTER", pin, 1);
+    aclrtSetDevice(0);
+    aclsimResetCallCounts();
+}
+
+static void *pages(size_t n) {
+    void *p = NULL;
+    return posix_memalign(&p, 4096, n * 4096) == 0 ? p : NULL;
+}
+
+static void runtime_version_num(void) {
+    int32_t num = 0;
+    aclError e = aclsysGetVersionNum((char *)"runtime", &num);
+    rc(e);
+    if (e == ACL_SUCCESS) put("%d", num);
+}
+
+static void cp01(void) { profile(NULL, NULL); runtime_version_num(); }     /* R9 share/info/runtime/version.info */
+static void cp02(void) { profile("9.2.0", NULL); runtime_version_num(); }  /* RM */
+
+/* V1 over a PINNED-only V2 registration, then its unregistration (issue 33 item 1). */
+static void v1_over_pinned(void) {
+    void *p = pages(4), *dev = NULL;
+    rc(aclrtHostRegisterV2(p, 4 * 4096, ACL_HOST_REG_PINNED));
+    rc(aclrtHostRegister(p, 4 * 4096, ACL_HOST_REGISTER_MAPPED, &dev));
+    rc(aclrtHostUnregister(p));
+    REG();
+    UNREG();
+    UNREGEX();
+}
+static void cp03(void) { profile("9.1.0", "1"); v1_over_pinned(); }  /* R9 api_impl.cc:2405-2446 */
+static void cp04(void) { profile("9.2.0", "1"); v1_over_pinned(); }  /* RM api_impl.cc:2584, npu_driver_mem.cc:242 */
+
+/* A PINNED-only registration through a device reset, registered again without a context. */
+static void pinned_through_reset(void) {
+    void *p = pages(4);
+    rc(aclrtHostRegisterV2(p, 4 * 4096, ACL_HOST_REG_PINNED));
+    rc(aclrtResetDevice(0));
+    rc(aclrtHostRegisterV2(p, 4 * 4096, ACL_HOST_REG_PINNED));
+    rc(aclrtSetDevice(0));
+    rc(aclrtHostUnregister(p));
+}
+static void cp05(void) { profile("9.1.0", "0"); pinned_through_reset(); }  /* R9 api_error.cc:1572 */
+static void cp06(void) { profile("9.2.0", "0"); pinned_through_reset(); }  /* RM api_impl.cc:2574-2598 */
+
+/* IOMEMORY|PINNED (issue 33 item 11): the IO mapping, PINNED dropped with IO memory. */
+static void io_pinned(void) {
+    void *p = pages(1);
+    rc(aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_PINNED));
+    rc(aclrtHostUnregister(p));
+}
+static void cp07(void) { profile("9.1.0", "0"); io_pinned(); }  /* R9 api_impl.cc:2427-2441 */
+static void cp08(void) { profile("9.2.0", "1"); io_pinned(); }  /* M:997 host_register_v2_forall_withpin */
+
 static const struct {
     const char *id;
     void (*fn)(void);
@@ -586,6 +647,8 @@ static const struct {
     {"ACL-C56", c56}, {"ACL-C57", c57}, {"ACL-C58", c58}, {"ACL-C59", c59}, {"ACL-C60", c60},
     {"ACL-C61", c61}, {"ACL-C62", c62}, {"ACL-C63", c63}, {"ACL-C64", c64}, {"ACL-C65", c65},
     {"ACL-C66", c66}, {"ACL-C67", c67}, {"ACL-C68", c68},
+    {"ACL-CP01", cp01}, {"ACL-CP02", cp02}, {"ACL-CP03", cp03}, {"ACL-CP04", cp04},
+    {"ACL-CP05", cp05}, {"ACL-CP06", cp06}, {"ACL-CP07", cp07}, {"ACL-CP08", cp08},
 };
 
 int main(int argc, char **argv) {

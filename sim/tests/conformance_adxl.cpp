@@ -646,11 +646,19 @@ uint32_t C37() {
   return SUCCESS;
 }
 
-// adxl_capability_unittest.cc:23 UnknownFeature: 999 is not supported.
+// adxl_capability_unittest.cc:23 UnknownFeature: 999 is not supported (the vendor's master).
 uint32_t C38() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
   int32_t v = FEATURE_SUPPORTED;
   STEP(AdxlEngine::GetCapability(static_cast<FeatureType>(999), v), SUCCESS);
   return static_cast<uint32_t>(v);
+}
+
+// The release profiles: 999 on 9.1.0 (hicann/hixl tag v9.1.0 hixl_impl.cc:421: UNSUPPORTED).
+uint32_t CP01() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  int32_t v = FEATURE_SUPPORTED;
+  return AdxlEngine::GetCapability(static_cast<FeatureType>(999), v);
 }
 
 // adxl_capability_unittest.cc:29 InvalidFeature: -1.
@@ -706,6 +714,7 @@ const ConformanceRows &Rows() {
       {"ADXL-C31", C31}, {"ADXL-C32", C32}, {"ADXL-C33", C33}, {"ADXL-C34", C34}, {"ADXL-C35", C35},
       {"ADXL-C36", C36}, {"ADXL-C37", C37}, {"ADXL-C38", C38}, {"ADXL-C39", C39}, {"ADXL-C40", C40},
       {"ADXL-C41", C41}, {"ADXL-C42", C42},
+      {"ADXL-CP01", CP01},
   };
   return rows;
 }

@@ -237,8 +237,12 @@ static void TestEngines() {
   int32_t cap = -1;
   EXPECT_EQ(Hixl::GetCapability(CLIENT_SERVER_COMM, cap), SUCCESS);
   EXPECT_EQ(cap, 1);
+  // an unknown feature: UNSUPPORTED on 9.1.0 (the default profile), SUCCESS with 0 after
+  EXPECT_EQ(Hixl::GetCapability(static_cast<FeatureType>(99), cap), UNSUPPORTED);
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
   EXPECT_EQ(Hixl::GetCapability(static_cast<FeatureType>(99), cap), SUCCESS);
   EXPECT_EQ(cap, 0);
+  unsetenv("ACLSIM_CANN_VERSION");
 
   // ---- DeregisterMem: refused only while this engine has clients (outgoing links) ----
   EXPECT_EQ(a.DeregisterMem(ha_h), FAILED);

@@ -64,7 +64,8 @@ fn reg_args_text(a: &RegArgs) -> String {
 pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let (mut findings, device) = unordered_register_findings(rt, a);
     findings.sort_by_key(|f| rules::vendor_layer(f.rule));
-    rules::for_pinned_only(a, &mut findings);
+    let profile = rt.profile();
+    rules::for_path(a, profile.reg_path(), !profile.release.after_9_1(), &mut findings);
     (findings, device)
 }
 
@@ -144,22 +145,36 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
-    let (existing, first) = state::read(|s| {
-        let r = s.host_regs.overlapping(device, start, end).copied();
-        (r, r.and_then(|r| s.host_reg_sites.get(device, r.base)))
+    let path = rt.profile().reg_path();
+    // On the tables V2 checks every device's registrations (the tables are process-wide).
+    let tables_v2 = path == crate::platform::release::RegPath::Tables && matches!(a.call, RegCall::V2 { .. });
+    let (existing, elsewhere, first) = state::read(|s| {
+        let here = s.host_regs.overlapping(device, start, end).copied();
+        let there = if here.is_none() && tables_v2 {
+            s.host_regs.overlapping_elsewhere(device, start, end).copied()
+        } else {
+            None
+        };
+        let first = here.or(there).and_then(|r| s.host_reg_sites.get(r.device, r.base));
+        (here, there, first)
     });
-    if let (Some(f), Some(r)) = (rules::check_overlap(device, existing.as_ref()), existing) {
-        // Rare: the sites are symbolised only here, with no lock held.
-        let site = |ip: usize| crate::callsite::site_of_address(ip).text();
-        let this = crate::callsite::caller_ip().map(site);
-        findings.push(rules::overlap_with_sites(
-            f,
-            &r,
-            start,
-            (end - start) as u64,
-            first.map(site).as_deref(),
-            this.as_deref(),
-        ));
+    if let Some(f) = rules::check_overlap_by_path(path, a, device, existing.as_ref(), elsewhere.as_ref()) {
+        match existing.or(elsewhere) {
+            Some(r) => {
+                // Rare: the sites are symbolised only here, with no lock held.
+                let site = |ip: usize| crate::callsite::site_of_address(ip).text();
+                let this = crate::callsite::caller_ip().map(site);
+                findings.push(rules::overlap_with_sites(
+                    f,
+                    &r,
+                    start,
+                    (end - start) as u64,
+                    first.map(site).as_deref(),
+                    this.as_deref(),
+                ));
+            }
+            None => findings.push(f),
+        }
     }
     (findings, device)
 }

@@ -14,6 +14,7 @@ pub mod memmap;
 pub mod net;
 pub mod objects;
 pub mod procfd;
+pub mod release;
 pub mod secure;
 
 /// The host page size, from `sysconf(_SC_PAGESIZE)` (4096 if the call fails).

@@ -209,7 +209,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         default: Action::Error,
         code: Some(507910),
         calls: "aclrtHostRegisterV2, aclrtHostRegister",
-        summary: "the range overlaps (byte-granular) a live registration on the same device (the driver's check, per device; on the runtime-table path aclrtHostRegisterV2 checks the runtime's process-wide tables, so a registration on another device overlaps too: explained after the vendor's 507910)",
+        summary: "the range overlaps (byte-granular) a live registration on the same device (the driver's check, per device; on the runtime-table path aclrtHostRegisterV2 checks the runtime's process-wide tables, so a registration on another device overlaps too: refused where the release profile gives that path (CANN 9.1.0), else explained after the vendor's 507910; V1 aclrtHostRegister over a PINNED-only registration overlaps only where the driver pins)",
         fix: "aclrtHostRegister* a range once per device: the same range again fails too (unlike HIXL's RegisterMem, which returns the existing handle for an identical registration); to change it, aclrtHostUnregister the existing registration first",
         vendor: "rejects with 507910 (hicann/runtime `src/runtime/api/impl/api_impl.cc`, `ApiImpl::HostRegisterV2` via `CheckMemoryRangeRegistered` or the driver; `api_error.cc`, `ApiErrorDecorator::HostRegisterV2`)",
         engines: &[],

@@ -210,6 +210,34 @@ pub fn driver_facts(config: &Config) -> HdkFacts {
     }
 }
 
+/// The CANN release profile: `REGCHECK_CANN_VERSION`, else the vendor's
+/// `aclsysGetVersionStr("runtime")`, else the runtime's version.info under the vendor's install
+/// roots, else assumed (9.1.0, and no registration path is known from it).
+pub fn release_profile(config: &Config) -> crate::platform::release::Profile {
+    use crate::platform::release::{read_version_file, version_files, Profile, Source};
+    if let Some(p) = config.cann_version.as_deref().and_then(|t| Profile::known(t, Source::Override)) {
+        return p;
+    }
+    let vendor = queries::runtime_version();
+    if let Some(p) = vendor.as_deref().ok().and_then(|t| Profile::known(t, Source::Vendor)) {
+        return p;
+    }
+    let files = version_files(&crate::vendor::install_roots());
+    if let Some((t, path)) = read_version_file(&files) {
+        if let Some(p) = Profile::known(&t, Source::File(path)) {
+            return p;
+        }
+    }
+    let why = match vendor {
+        Ok(t) => format!("the vendor's runtime version {t:?} is not a release"),
+        Err(e) => e.to_string(),
+    };
+    Profile::assumed(format!(
+        "{why}; no {} under the install roots; set REGCHECK_CANN_VERSION",
+        crate::platform::release::RUNTIME_VERSION_FILE
+    ))
+}
+
 /// Configuration and environment, created on the first intercepted call.
 pub struct Runtime {
     pub config: Config,
@@ -222,6 +250,7 @@ pub struct Runtime {
     /// `REGCHECK_SOC_NAME`, else the vendor's answer once it gave one.
     soc: OnceLock<String>,
     hdk: OnceLock<HdkFacts>,
+    profile: OnceLock<crate::platform::release::Profile>,
     noted: Mutex<HashSet<String>>,
 }
 
@@ -324,6 +353,7 @@ impl Runtime {
             kernel,
             soc: config.soc_name.clone().map(OnceLock::from).unwrap_or_default(),
             hdk: OnceLock::new(),
+            profile: OnceLock::new(),
             noted: Mutex::new(HashSet::new()),
             config,
         };
@@ -407,6 +437,16 @@ impl Runtime {
             let facts = driver_facts(&self.config);
             log::info!(target: "regcheck", "driver (HDK) version {:?} from {}", facts.text, facts.source);
             facts
+        })
+    }
+
+    /// The CANN release profile (see [`release_profile`]), found once; the vendor is asked
+    /// with no regcheck lock held.
+    pub fn profile(&self) -> &crate::platform::release::Profile {
+        once(&self.profile, || {
+            let p = release_profile(&self.config);
+            log::info!(target: "regcheck", "release profile: {}", p.describe());
+            p
         })
     }
 

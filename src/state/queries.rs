@@ -60,18 +60,27 @@ pub fn current_context() -> Option<Option<usize>> {
 pub enum DriverVersionQueryError {
     #[error("aclsysGetVersionStr not found")]
     NotFound,
-    #[error("aclsysGetVersionStr(\"driver\") returned {0}")]
+    #[error("aclsysGetVersionStr returned {0}")]
     Failed(i32),
-    #[error("aclsysGetVersionStr(\"driver\") gave an empty version")]
+    #[error("aclsysGetVersionStr gave an empty version")]
     Empty,
 }
 
 /// The driver (HDK) version the vendor reports (`aclsysGetVersionStr("driver", buf)`), or
 /// why there is none.
 pub fn driver_version() -> Result<String, DriverVersionQueryError> {
+    package_version(*b"driver\0")
+}
+
+/// The CANN runtime package's version the vendor reports (`aclsysGetVersionStr("runtime",
+/// buf)`, read from `$ASCEND_HOME_PATH/share/info/runtime/version.info`), or why there is none.
+pub fn runtime_version() -> Result<String, DriverVersionQueryError> {
+    package_version(*b"runtime\0")
+}
+
+fn package_version<const N: usize>(mut name: [u8; N]) -> Result<String, DriverVersionQueryError> {
     // SAFETY: prototype from the vendor's documented interface.
     let f = unsafe { GET_VERSION_STR.get_fn::<GetVersionStrFn>() }.ok_or(DriverVersionQueryError::NotFound)?;
-    let mut name = *b"driver\0";
     let mut buf = [0u8; VERSION_STR_LEN + 1];
     // SAFETY: `name` is NUL-terminated; `buf` holds the documented 128 bytes plus a NUL the
     // vendor never writes, so the text is terminated whatever it writes.

@@ -12,6 +12,7 @@ mod annotate;
 mod c_api;
 mod field;
 mod launcher;
+mod profiles;
 mod robustness;
 mod rules;
 mod settings;

@@ -8,7 +8,7 @@ use testkit::{Mode, MODES};
 fn good_calls_are_forwarded_unchanged_and_silent() {
     // On the driver's registration path: there a device pointer is answered for an address
     // inside a registration (the runtime's own tables match the base only).
-    let driver_path = &[("ACLSIM_PIN_REGISTER", "1")];
+    let driver_path = &[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")];
     for mode in MODES {
         let o = run_in(mode, "good", driver_path);
         assert_eq!(o.code(), Some(0), "{}", o.dump());
@@ -138,11 +138,13 @@ fn flags() {
 #[test]
 fn pinned_on_page_locked_memory() {
     // Whether the vendor refuses it depends on its registration path (the driver's, or the
-    // runtime's own tables, which drop PINNED), which regcheck cannot see: a warning, and the
-    // vendor answers.
+    // runtime's own tables, which drop PINNED): a warning, and the vendor answers. After 9.1.0
+    // regcheck cannot see the path; on 9.1.0 (the default profile) it is the tables.
     check_warned_as_bare("pinned_locked", &[], "ACL-HOSTREG-PINNED-LOCKED", V2);
-    let o = run_in(Mode::Preload, "pinned_locked", &[]);
+    let o = run_in(Mode::Preload, "pinned_locked", &[("ACLSIM_CANN_VERSION", "9.2.0")]);
     assert!(o.stderr.contains("regcheck cannot tell which"), "{}", o.dump());
+    let o = run_in(Mode::Preload, "pinned_locked", &[]);
+    assert!(o.stderr.contains("the runtime's tables: it drops the bit and succeeds"), "{}", o.dump());
 }
 
 #[test]
@@ -260,7 +262,7 @@ fn overlap_is_per_device_and_byte_granular() {
         // The driver's registration path keeps registrations per device; the runtime's own
         // tables are process-wide (there `other_device` is the vendor's 507910).
         scenario: "overlap",
-        env: &[("ACLSIM_PIN_REGISTER", "1")],
+        env: &[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")],
         codes: &[("register", 0), ("overlap", 507910), ("adjacent", 0), ("other_device", 0)],
         rule: Some("ACL-HOSTREG-OVERLAP"),
         forwarded: (V2, 3),
@@ -473,10 +475,16 @@ fn registrations_end_with_the_device_not_with_aclfinalize() {
     .to_vec();
     // On the driver's registration path, where a device reset ends the device's registrations
     // (the runtime's own tables outlive it).
-    let driver_path = &[("ACLSIM_PIN_REGISTER", "1")];
+    let driver_path = &[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")];
     assert_eq!(codes(&bare("device_lifetime", driver_path)), want, "the vendor's behaviour");
     for mode in [Mode::Preload, Mode::Shared] {
-        let o = scenarios().run(mode).arg("device_lifetime").env("ACLSIM_PIN_REGISTER", "1").audit().run();
+        let o = scenarios()
+            .run(mode)
+            .arg("device_lifetime")
+            .env("ACLSIM_PIN_REGISTER", "1")
+            .env("ACLSIM_CANN_VERSION", "9.2.0")
+            .audit()
+            .run();
         assert_eq!(codes(&o), want, "{}", o.dump());
         assert_eq!(value(&o, "live"), Some(0), "{}", o.dump());
         assert_eq!(o.sim_calls(V2), 2, "only the overlaps are stopped by regcheck: {}", o.dump());
@@ -511,11 +519,17 @@ fn a_device_reset_keeps_the_runtime_tables_pinned_registrations() {
         ("unregister_mapped", 507911),
     ];
     for (path, want) in [("0", table), ("1", driver)] {
-        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let env = &[("ACLSIM_PIN_REGISTER", path), ("ACLSIM_CANN_VERSION", "9.2.0")];
         let want: Vec<(String, i32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
         assert_eq!(codes(&bare("reset_keeps_pinned", env)), want, "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}");
         for mode in [Mode::Preload, Mode::Shared] {
-            let o = scenarios().run(mode).arg("reset_keeps_pinned").env("ACLSIM_PIN_REGISTER", path).audit().run();
+            let o = scenarios()
+                .run(mode)
+                .arg("reset_keeps_pinned")
+                .env("ACLSIM_PIN_REGISTER", path)
+                .env("ACLSIM_CANN_VERSION", "9.2.0")
+                .audit()
+                .run();
             let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
             assert_eq!(codes(&o), want, "{}", ctx());
             // The one the vendor accepts reaches it; the two it refuses regcheck's records refuse.
@@ -533,7 +547,7 @@ fn a_device_reset_keeps_the_runtime_tables_pinned_registrations() {
 #[test]
 fn a_pinned_registration_is_process_wide_on_the_runtime_table_path() {
     for (path, other, forwarded) in [("0", 0, 1), ("1", 507911, 2)] {
-        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let env = &[("ACLSIM_PIN_REGISTER", path), ("ACLSIM_CANN_VERSION", "9.2.0")];
         let first = if path == "0" { 507911 } else { 0 };
         let want: Vec<(String, i32)> = [
             ("register", 0),
@@ -551,7 +565,13 @@ fn a_pinned_registration_is_process_wide_on_the_runtime_table_path() {
             "the vendor's behaviour, ACLSIM_PIN_REGISTER={path}"
         );
         for mode in [Mode::Preload, Mode::Shared] {
-            let o = scenarios().run(mode).arg("pinned_other_device").env("ACLSIM_PIN_REGISTER", path).audit().run();
+            let o = scenarios()
+                .run(mode)
+                .arg("pinned_other_device")
+                .env("ACLSIM_PIN_REGISTER", path)
+                .env("ACLSIM_CANN_VERSION", "9.2.0")
+                .audit()
+                .run();
             let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
             assert_eq!(codes(&o), want, "{}", ctx());
             // On the table path the second is refused by regcheck's records, as by the vendor.
@@ -567,7 +587,7 @@ fn a_pinned_registration_is_process_wide_on_the_runtime_table_path() {
 #[test]
 fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
     for (path, inside) in [("0", 107000), ("1", 0)] {
-        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let env = &[("ACLSIM_PIN_REGISTER", path), ("ACLSIM_CANN_VERSION", "9.2.0")];
         let want: Vec<(String, i32)> =
             [("register", 0), ("devptr_base", 0), ("devptr_inside", inside), ("unregister", 0)]
                 .iter()
@@ -606,7 +626,7 @@ fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
 #[test]
 fn an_overlap_on_another_device_is_explained_on_the_runtime_table_path() {
     for (path, other) in [("0", 507910), ("1", 0)] {
-        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let env = &[("ACLSIM_PIN_REGISTER", path), ("ACLSIM_CANN_VERSION", "9.2.0")];
         let b = bare("overlap_other_device", env);
         let want = codes(&b);
         assert_eq!(want[2], ("register_other".to_string(), other), "the vendor's behaviour: {}", b.dump());

@@ -279,6 +279,16 @@ int main(int argc, char **argv) {
         rc("unregister_other", aclrtHostUnregister(p));
         rc("set_first", aclrtSetDevice(0));
         rc("unregister_first", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "v1_over_pinned")) {
+        /* V1 over a PINNED-only V2 registration, then its unregistration (issue 33 item 1): the
+         * runtime's tables never reach the driver for PINNED-only memory and V1 reads no table
+         * (0, 0, 0); the driver's pin path knows it (507910, then 0). */
+        char *p = aligned(4 * PAGE);
+        void *dev = NULL;
+        rc("register_pinned", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_PINNED));
+        rc("register_v1", aclrtHostRegister(p, 4 * PAGE, ACL_HOST_REGISTER_MAPPED, &dev));
+        rc("unregister", aclrtHostUnregister(p));
+        rc("unregister_again", aclrtHostUnregister(p));
     } else if (!strcmp(s, "align_many")) {
         /* Five misaligned registrations, each at another address; after each, whether the
          * thread's last rejection names that address. */

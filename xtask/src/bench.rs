@@ -254,7 +254,7 @@ impl Bench {
             // The driver's registration path, where a device pointer is answered for any address
             // inside a registration (the runtime's own tables match the base only), as the
             // benchmark's probes need.
-            cmd.env("ACLSIM_PIN_REGISTER", "1");
+            cmd.env("ACLSIM_PIN_REGISTER", "1").env("ACLSIM_CANN_VERSION", "9.2.0");
         }
         for var in ["LD_PRELOAD", "REGCHECK_MODE", "REGCHECK_RULES", "REGCHECK_LOG_FILE", "REGCHECK_SUMMARY"] {
             cmd.env_remove(var);

@@ -9,6 +9,7 @@ use clap::Args;
 use regcheck::config::{Config, Mode, VARIABLES};
 use regcheck::platform::hdk::HdkVersion;
 use regcheck::platform::kernel::KernelVersion;
+use regcheck::platform::release;
 use regcheck::platform::{memlock, memmap};
 use regcheck::rules::acl::KernelFacts;
 use regcheck::rules::products::{self, HostRegSupport};
@@ -35,6 +36,7 @@ pub struct Report {
     pub procmap_query: bool,
     pub memlock: Memlock,
     pub driver: Driver,
+    pub profile: Profile,
     pub soc: Soc,
     pub vendor_libraries: Vec<VendorLibrary>,
     pub settings: Settings,
@@ -68,6 +70,22 @@ pub struct Driver {
     pub known: bool,
     /// `REGCHECK_HDK_VERSION`, the version.info path read, or why it is unknown.
     pub source: String,
+}
+
+/// The CANN release profile regcheck keys its release-dependent expectations on.
+#[derive(Debug, Serialize)]
+pub struct Profile {
+    /// The release the expectations follow (`9.1.0`, ...).
+    pub release: String,
+    /// Read (`true`) or assumed (`false`: nothing answered; 9.1.0, the release users run).
+    pub known: bool,
+    /// `REGCHECK_CANN_VERSION`, the vendor's `aclsysGetVersionStr("runtime")`, a version file,
+    /// or why it is assumed.
+    pub source: String,
+    /// The host-registration path: `tables`, `driver` or `unknown`.
+    pub registration_path: &'static str,
+    /// The whole of it in one line, as the library logs it.
+    pub describe: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -135,6 +153,7 @@ fn effective(c: &Config, name: &str) -> String {
         }
         "REGCHECK_SOC_NAME" => opt(&c.soc_name, "(aclrtGetSocName)"),
         "REGCHECK_HDK_VERSION" => opt(&c.hdk_version, "(version.info)"),
+        "REGCHECK_CANN_VERSION" => opt(&c.cann_version, "(the runtime's version)"),
         "REGCHECK_ACL_LIB" => opt(&c.acl_lib, "(search)"),
         "REGCHECK_HIXL_LIB" => opt(&c.hixl_lib, "(search)"),
         "REGCHECK_ADXL_LIB" => opt(&c.adxl_lib, "(search)"),
@@ -337,6 +356,37 @@ pub fn examine(load_vendor: bool) -> Report {
         ),
     }
 
+    // The release profile: the library's own answer (the setting, the vendor's
+    // aclsysGetVersionStr("runtime"), the runtime's version.info, else assumed)
+    let p = regcheck::state::release_profile(&config);
+    let profile = Profile {
+        release: p.release.to_string(),
+        known: p.is_known(),
+        source: match &p.source {
+            release::Source::Override => "REGCHECK_CANN_VERSION".into(),
+            release::Source::Vendor => "aclsysGetVersionStr(\"runtime\")".into(),
+            release::Source::File(f) => f.display().to_string(),
+            release::Source::Assumed(why) => format!("assumed: {why}"),
+        },
+        registration_path: match p.reg_path() {
+            release::RegPath::Tables => "tables",
+            release::RegPath::Driver => "driver",
+            release::RegPath::Unknown => "unknown",
+        },
+        describe: p.describe(),
+    };
+    if !p.is_known() {
+        notes.push(format!(
+            "the CANN release is unknown: regcheck assumes {} (the release users run) and refuses nothing that depends on the release's registration path; set REGCHECK_CANN_VERSION",
+            p.release
+        ));
+    } else if p.reg_path() == release::RegPath::Unknown {
+        notes.push(format!(
+            "CANN {} asks the driver for its pinned-register feature, which regcheck cannot ask: what depends on the registration path is only warned",
+            p.release
+        ));
+    }
+
     let (soc_name, soc_source) = match &config.soc_name {
         Some(s) => (Some(s.clone()), "REGCHECK_SOC_NAME".to_string()),
         None if !load_vendor => (None, "not asked (--no-vendor)".to_string()),
@@ -407,6 +457,7 @@ pub fn examine(load_vendor: bool) -> Report {
         procmap_query: memmap::procmap_query_available(),
         memlock,
         driver,
+        profile,
         soc,
         vendor_libraries: found.libs,
         settings,
@@ -467,6 +518,16 @@ pub fn text(r: &Report) -> String {
             ),
             None => format!("unknown: {}", r.driver.source),
         },
+    );
+    line(
+        "CANN profile",
+        format!(
+            "{}{} (from {}); host registration path: {}",
+            r.profile.release,
+            if r.profile.known { "" } else { ", assumed" },
+            r.profile.source,
+            r.profile.registration_path
+        ),
     );
     line(
         "SoC",

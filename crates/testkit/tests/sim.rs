@@ -131,6 +131,7 @@ fn product_support_by_soc_name() {
                 .args(["soc", &code.to_string()])
                 .env("ACLSIM_SOC_NAME", soc)
                 .env("ACLSIM_PIN_REGISTER", pin)
+                .env("ACLSIM_CANN_VERSION", "9.2.0")
                 .run();
             if !out.status.success() {
                 panic!("SoC {soc} (ACLSIM_PIN_REGISTER={pin}): expected {code}\n{}", out.dump());
@@ -161,7 +162,8 @@ fn versions_from_environment() {
         .arg("version")
         .run()
         .assert_success()
-        .assert_stdout_contains("cann=8.5.0 80500000 rc=0,0")
+        // the release profile users run, by default
+        .assert_stdout_contains("cann=9.1.0 90100000 rc=0,0")
         // The vendor's parser (CalculateVersionNum) needs a numeric third part: the HDK's
         // "25.3.rc1" is a version string, not a version number (500000, nothing written).
         .assert_stdout_contains("driver=25.3.rc1 0 rc=0,500000");
@@ -191,19 +193,25 @@ fn old_kernel_aborts_on_pageable_memory() {
             .args(["register", kind])
             .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
             .env("ACLSIM_PIN_REGISTER", pin)
+            .env("ACLSIM_CANN_VERSION", "9.2.0")
             .run();
         out.assert_aborted().assert_stderr_contains(&format!(
             "aclsim: simulated driver exception: kernel {OLD_KERNEL} (<= 5.10) cannot register non-page-locked memory 0x"
         ));
         out.assert_sim_calls("aclrtHostRegisterV2", 0); // no trace line: it never returned
     }
-    Run::new(&exe)
-        .args(["register", "pinned"])
-        .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
-        .env("ACLSIM_PIN_REGISTER", "0")
-        .run()
-        .assert_success()
-        .assert_stdout_contains("rc=0\n");
+    // The runtime's tables: the driver's feature off, or a 9.1.0 runtime (the default
+    // profile), which never asks the driver for it (hicann/runtime v9.1.0 api_impl.cc:2415).
+    for (pin, release) in [("0", "9.2.0"), ("1", "9.1.0")] {
+        Run::new(&exe)
+            .args(["register", "pinned"])
+            .env("ACLSIM_KERNEL_RELEASE", OLD_KERNEL)
+            .env("ACLSIM_PIN_REGISTER", pin)
+            .env("ACLSIM_CANN_VERSION", release)
+            .run()
+            .assert_success()
+            .assert_stdout_contains("rc=0\n");
+    }
     let out = Run::new(&exe).args(["register", "malloc"]).env("ACLSIM_KERNEL_RELEASE", "5.4.0").run();
     out.assert_aborted();
 }

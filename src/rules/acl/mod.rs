@@ -10,11 +10,13 @@
 mod args;
 mod environment;
 mod memory;
+mod path;
 mod registry;
 
 pub use args::*;
 pub use environment::*;
 pub use memory::*;
+pub use path::*;
 pub use registry::*;
 
 use super::RuleId;

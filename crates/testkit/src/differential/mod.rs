@@ -36,8 +36,9 @@ pub use gen::{Family, Gen, Mem, Rng, Step};
 /// The simulated platform of a run: the same for the simulator and for regcheck.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Env {
-    /// The driver's pinned-register feature (`ACLSIM_PIN_REGISTER`): `false` is the runtime's
-    /// own process-wide tables.
+    /// The driver's pinned-register feature (`ACLSIM_PIN_REGISTER`) on a runtime after 9.1
+    /// (`ACLSIM_CANN_VERSION=9.2.0`, where regcheck cannot ask the driver: the path is unknown
+    /// to it); `false` is CANN 9.1.0, the runtime's own process-wide tables (known).
     pub pin_register: bool,
     /// A 5.10 kernel (pageable memory cannot be registered: the driver's exception), else 6.6.
     pub old_kernel: bool,
@@ -56,6 +57,8 @@ impl Env {
         let kernel = if self.old_kernel { "5.10.0-60.18.0.50.oe2203.x86_64" } else { "6.6.0" };
         let mut v = vec![
             ("ACLSIM_PIN_REGISTER", if self.pin_register { "1" } else { "0" }.to_string()),
+            // The driver path exists only after 9.1 (the release profiles); 9.1.0 is the tables.
+            ("ACLSIM_CANN_VERSION", if self.pin_register { "9.2.0" } else { "9.1.0" }.to_string()),
             ("ACLSIM_KERNEL_RELEASE", kernel.to_string()),
             ("REGCHECK_KERNEL_RELEASE", kernel.to_string()),
         ];
