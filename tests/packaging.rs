@@ -214,12 +214,18 @@ fn installs_the_documented_tree_and_its_manifest() {
     let installed_headers = tree(&prefix.join("include/regcheck/sim"));
     assert_eq!(installed_headers, sim_headers);
 
-    // the manifest lists exactly what is there (but itself), relative to the prefix
-    let manifest: BTreeSet<String> = fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt"))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
+    // the manifest lists exactly what is there (but itself), relative to the prefix, then the
+    // directories the install created (`dir/`)
+    let (dirs, manifest): (BTreeSet<String>, BTreeSet<String>) =
+        fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt"))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .partition(|l| l.ends_with('/'));
+    for dir in ["bin/", "include/", "lib/", "lib/cmake/", "lib/pkgconfig/", "share/", "share/regcheck/"] {
+        assert!(dirs.contains(dir), "the manifest does not list {dir} as created: {dirs:?}");
+    }
+    assert!(dirs.iter().all(|d| prefix.join(d).is_dir()), "{dirs:?}");
     let mut present = tree(prefix);
     present.remove("share/regcheck/install_manifest.txt");
     assert_eq!(manifest, present);
@@ -704,6 +710,8 @@ fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
     let dir = scratch("relocation");
     let first = dir.join("first");
     let moved = dir.join("moved");
+    // a directory that was there before the install stays, empty or not
+    fs::create_dir_all(first.join("share")).unwrap();
     install_into(&first);
     fs::rename(&first, &moved).unwrap();
     assert!(!first.exists());
@@ -722,7 +730,14 @@ fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
     build_ok(&mut xtask(&["uninstall", "--prefix", &moved.to_string_lossy()]), BUILD_TIMEOUT);
     let left = tree(&moved);
     assert_eq!(left, BTreeSet::from(["lib/not-regcheck.txt".to_string()]), "left after uninstall");
-    for gone in ["lib/cmake/regcheck", "lib/regcheck", "include/regcheck", "share/regcheck"] {
+    for gone in ["lib/cmake", "lib/pkgconfig", "lib/regcheck", "include", "bin", "share/regcheck"] {
         assert!(!moved.join(gone).exists(), "{gone} is still there after uninstall");
     }
+    // what was there before, or still holds something, stays
+    assert!(moved.join("share").is_dir() && moved.join("lib").is_dir(), "{:?}", fs::read_dir(&moved).unwrap());
+    // an install into a new directory, uninstalled, leaves nothing
+    let fresh = dir.join("fresh");
+    install_into(&fresh);
+    build_ok(&mut xtask(&["uninstall", "--prefix", &fresh.to_string_lossy()]), BUILD_TIMEOUT);
+    assert!(!fresh.exists(), "uninstall left {:?}", tree(&fresh));
 }
