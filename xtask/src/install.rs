@@ -16,6 +16,7 @@
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
 //! include/regcheck/sim/...                 the headers to build against the simulator
+//! share/doc/regcheck/README.md, docs/*.md    the guide
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix, then
 //!                                          the directories the install created (`dir/`)
 //! ```
@@ -188,6 +189,10 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         ));
     }
 
+    for (rel, from) in doc_files()? {
+        plan.push((format!("{DOC_DIR}/{rel}"), Item::Copy { from, mode: 0o644 }));
+    }
+
     let cmake_libs: Vec<String> = built
         .native_static_libs
         .iter()
@@ -219,6 +224,23 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         plan.push((format!("{dest_dir}/{dest_name}"), Item::Write { contents }));
     }
     Ok(plan)
+}
+
+/// Where the guide is installed (findings, `regcheck explain` and `doctor` point there).
+pub const DOC_DIR: &str = "share/doc/regcheck";
+
+/// The guide: README.md and docs/*.md, as (path under [`DOC_DIR`], source file). The README's
+/// links (`docs/usage.md`) resolve there as in the source tree.
+pub(crate) fn doc_files() -> Result<Vec<(String, PathBuf)>> {
+    let root = testkit::workspace_root();
+    let mut out = vec![("README.md".to_string(), root.join("README.md"))];
+    for file in files_under(&root.join("docs"))? {
+        if file.extension().is_some_and(|e| e == "md") {
+            let name = file.file_name().expect("a file name").to_string_lossy().into_owned();
+            out.push((format!("docs/{name}"), file));
+        }
+    }
+    Ok(out)
 }
 
 /// The regular files under `dir`, recursively, sorted.
