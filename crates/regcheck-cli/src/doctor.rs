@@ -264,7 +264,10 @@ pub fn examine(load_vendor: bool) -> Report {
         .iter()
         .map(|w| Problem {
             what: w.clone(),
-            fix: "correct the variable or unset it (docs/usage.md, \"Environment variables\", lists every one)".into(),
+            fix: format!(
+                "correct the variable or unset it (\"Environment variables\" in {} lists every one)",
+                crate::docs::page("usage.md")
+            ),
         })
         .collect();
     let mut notes = Vec::new();
