@@ -240,7 +240,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     if test {
         let step = Instant::now();
         // the emulated tests map huge pages from this kernel's reserve
-        crate::machine::ensure_huge_pages("cross");
+        crate::machine::ensure_huge_pages("cross", true);
         failed = !run_tests(arch, &chroot, &root, &env)?;
         list_not_here(arch, &chroot, &root, &env)?;
         eprintln!("xtask: cross: the {} tests took {:.0?}", arch.name, step.elapsed());

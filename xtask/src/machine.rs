@@ -3,7 +3,7 @@
 //! `src/platform/memmap.rs::hugetlb_region` maps a 2 MiB huge page (`MAP_HUGETLB`), which the
 //! kernel grants only from the pages reserved with `vm.nr_hugepages` (0 on a fresh machine).
 //! `cargo xtask test` and `cargo xtask cross` reserve them as root, saying so, as they install
-//! the tools they need; without root they say how (and that `REGCHECK_TEST_ALLOW_SKIP` accepts
+//! the tools they need; without root (or with `test --no-install`) they say how (and that `REGCHECK_TEST_ALLOW_SKIP` accepts
 //! the test's skip), then go on.
 
 use std::process::Command;
@@ -39,8 +39,8 @@ pub fn plan(reserved: Option<u64>, root: bool, allow_skip: &str) -> Plan {
     }
 }
 
-/// The message for a [`Plan::Tell`].
-pub fn how(reserved: Option<u64>, skip_accepted: bool) -> String {
+/// The message for a [`Plan::Tell`]; `why` says why nothing is reserved here.
+pub fn how(reserved: Option<u64>, skip_accepted: bool, why: &str) -> String {
     let have = reserved.map_or_else(|| format!("{SYSCTL_FILE} is unreadable"), |n| format!("vm.nr_hugepages is {n}"));
     if skip_accepted {
         return format!(
@@ -49,8 +49,8 @@ pub fn how(reserved: Option<u64>, skip_accepted: bool) -> String {
         );
     }
     format!(
-        "xtask: {TEST_PATH} needs {HUGE_PAGES} reserved huge pages, {have}, and this is not root, so it \
-         cannot reserve them: that test will fail.\n\
+        "xtask: {TEST_PATH} needs {HUGE_PAGES} reserved huge pages, {have}, and {why}, so they are \
+         not reserved: that test will fail.\n\
          xtask: to reserve them, as root: sysctl -w vm.nr_hugepages={HUGE_PAGES}   (or run this command as \
          root, which does it)\n\
          xtask: or accept the test's skip: REGCHECK_TEST_ALLOW_SKIP={TEST}"
@@ -62,12 +62,17 @@ fn reserved() -> Option<u64> {
 }
 
 /// Makes sure the huge pages the tests need are reserved, as far as can be done here, saying
-/// what it does. `task` names the command in the messages.
-pub fn ensure_huge_pages(task: &str) {
+/// what it does. `task` names the command in the messages; with `change` false (`--no-install`)
+/// it only says how.
+pub fn ensure_huge_pages(task: &str, change: bool) {
     let have = reserved();
-    match plan(have, is_root(), &std::env::var("REGCHECK_TEST_ALLOW_SKIP").unwrap_or_default()) {
+    let root = is_root();
+    match plan(have, root && change, &std::env::var("REGCHECK_TEST_ALLOW_SKIP").unwrap_or_default()) {
         Plan::Enough => {}
-        Plan::Tell { skip_accepted } => eprintln!("{}", how(have, skip_accepted)),
+        Plan::Tell { skip_accepted } => {
+            let why = if root { "--no-install was given" } else { "this is not root" };
+            eprintln!("{}", how(have, skip_accepted, why))
+        }
         Plan::Reserve => {
             let mut sysctl = Command::new("sysctl");
             sysctl.args(["-q", "-w", &format!("vm.nr_hugepages={HUGE_PAGES}")]);
@@ -112,10 +117,11 @@ mod tests {
 
     #[test]
     fn says_how_without_root() {
-        let text = how(Some(0), false);
+        let text = how(Some(0), false, "this is not root");
         assert!(text.contains("sysctl -w vm.nr_hugepages=4"), "{text}");
         assert!(text.contains("REGCHECK_TEST_ALLOW_SKIP=hugetlb_region"), "{text}");
         assert!(text.contains("vm.nr_hugepages is 0"), "{text}");
-        assert!(how(None, true).contains("will be skipped"));
+        assert!(text.contains("this is not root"), "{text}");
+        assert!(how(None, true, "").contains("will be skipped"));
     }
 }

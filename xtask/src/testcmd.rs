@@ -126,7 +126,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         explain(&missing);
         return Err("missing tools (see above)".into());
     }
-    crate::machine::ensure_huge_pages("test");
+    crate::machine::ensure_huge_pages("test", !no_install);
     let mut cmd = Command::new(cargo());
     cmd.current_dir(testkit::workspace_root()).args(["test", "--workspace"]).args(args);
     if let Some(p) = path {
