@@ -300,8 +300,8 @@ pub struct Tally {
 }
 
 /// Counts a run's output: a call is a line with ` -> CODE` (the demos' way of printing what a
-/// call returned); a finding starts with `regcheck: error|warning|info: [`, and what follows
-/// it indented belongs to it.
+/// call returned); a finding starts with `regcheck: ` and names a rule (`[ACL-...]`), and what
+/// follows it indented belongs to it.
 pub fn tally(output: &str) -> Tally {
     let mut t = Tally::default();
     let mut findings_since_call = 0;
@@ -319,7 +319,7 @@ pub fn tally(output: &str) -> Tally {
             continue;
         }
         close(finding.take(), &mut t);
-        if ["error", "warning", "info"].iter().any(|sev| line.contains(&format!("regcheck: {sev}: ["))) {
+        if line.starts_with("regcheck: ") && ["[ACL-", "[HIXL-", "[ADXL-"].iter().any(|id| line.contains(id)) {
             findings_since_call += 1;
             finding = Some(line.to_string());
         } else if let Some(code) = call_code(line) {
@@ -398,7 +398,7 @@ mod tests {
                        at main (acl_demo.c:61)\n  step 1: register malloc()    -> 100000 ACL_ERROR_INVALID_PARAM\n\
                        regcheck: warning: [HIXL-REG-LEN-ZERO] Hixl::RegisterMem(...): `mem.len` is 0\n    \
                        fix: pass the buffer's length\n  RegisterMem with mem.len = 0     -> 0 (SUCCESS)\n\
-                       regcheck: error: [X] no remedy given\n  step 3: y -> 0 ACL_SUCCESS\n  step 4: z -> 7 ?\n";
+                       regcheck: error: [ACL-X] no remedy given\nregcheck: note: no rule here, fix nothing\n  step 3: y -> 0 ACL_SUCCESS\n  step 4: z -> 7 ?\n";
         assert_eq!(tally(checked), Tally { bare_codes: 1, crashes: 0, named_with_fix: 2 });
         assert_eq!(call_code("client: TransferSync(READ) -> 103900   <- fails here"), Some(103900));
         assert_eq!(call_code("no call here"), None);
