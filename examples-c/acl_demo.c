@@ -47,6 +47,12 @@ static int show(const char *what, int code) {
     return code;
 }
 
+/* A mistake that registered anyway (bare, the vendor accepts some) is undone, quietly, so that
+ * each later step starts from the state its label describes. */
+static void undo(int code, void *ptr) {
+    if (code == ACL_SUCCESS) aclrtHostUnregister(ptr);
+}
+
 int main(void) {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     printf("acl_demo: host memory registration, mistakes first\n");
@@ -56,9 +62,10 @@ int main(void) {
         return 1;
     }
 
-    /* 1. malloc memory is not page-aligned (field failure A1). */
+    /* step 1: malloc memory is not page-aligned (field failure A1). */
     char *heap = malloc(3 * page);
-    show("register malloc() memory (not page-aligned)", aclrtHostRegisterV2(heap + 16, page, ACL_HOST_REG_MAPPED));
+    undo(show("register malloc() memory (not page-aligned)", aclrtHostRegisterV2(heap + 16, page, ACL_HOST_REG_MAPPED)),
+         heap + 16);
 
     /* The buffer used from here on: page-locked memory from aclrtMallocHost, which only
      * guarantees 64-byte alignment, so over-allocate by a page and round up (the way the
@@ -70,43 +77,49 @@ int main(void) {
     }
     char *buf = (char *)(((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1));
 
-    /* 2. flag 0 (A4). */
-    show("register with flag 0", aclrtHostRegisterV2(buf, page, 0));
+    /* step 2: flag 0 (A4). */
+    undo(show("register with flag 0", aclrtHostRegisterV2(buf, page, 0)), buf);
 
-    /* 3. PINNED on memory that is page-locked already (A5). */
-    show("register aclrtMallocHost memory with PINNED", aclrtHostRegisterV2(buf, page, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED));
+    /* step 3: PINNED on memory that is page-locked already (A5): the vendor registers it, so it
+     * is undone before step 4 registers buf. */
+    undo(show("register aclrtMallocHost memory with PINNED",
+              aclrtHostRegisterV2(buf, page, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED)),
+         buf);
 
-    /* 4. the same buffer twice, overlapping (A7). */
+    /* steps 4-5: the same buffer twice, overlapping (A7). */
     show("register buf (correct)", aclrtHostRegisterV2(buf, 4 * page, ACL_HOST_REG_MAPPED));
-    show("register buf + 1 page again (overlaps the first)", aclrtHostRegisterV2(buf + page, 2 * page, ACL_HOST_REG_MAPPED));
+    undo(show("register buf + 1 page again (overlaps the first)",
+              aclrtHostRegisterV2(buf + page, 2 * page, ACL_HOST_REG_MAPPED)),
+         buf + page);
 
-    /* 5. CUDA habits: flag where the out-pointer goes (A6). */
+    /* step 6: CUDA habits: flag where the out-pointer goes (A6). */
     void *dev = NULL;
     show("aclrtHostGetDevicePointer(buf, &dev, 1)", aclrtHostGetDevicePointer(buf, &dev, 1));
 
-    /* 6. unregister an interior pointer (A8). */
+    /* steps 7-8: unregister an interior pointer (A8), then the base. */
     show("unregister buf + 1 page (not the registered base)", aclrtHostUnregister(buf + page));
     show("unregister buf (correct)", aclrtHostUnregister(buf));
 
-    /* 7. a file-backed mapping. */
+    /* step 9: a file-backed mapping. */
     char path[] = "acl_demo_XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0 && ftruncate(fd, (off_t)(2 * page)) == 0) {
         void *file = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (file != MAP_FAILED) {
-            show("register an mmap() of a regular file", aclrtHostRegisterV2(file, 2 * page, ACL_HOST_REG_MAPPED));
+            undo(show("register an mmap() of a regular file", aclrtHostRegisterV2(file, 2 * page, ACL_HOST_REG_MAPPED)),
+                 file);
             munmap(file, 2 * page);
         }
         close(fd);
     }
     unlink(path);
 
-    /* 8. the right way. */
+    /* steps 10-12: the right way. */
     int ok = show("register page-aligned memory, MAPPED", aclrtHostRegisterV2(buf, 8 * page, ACL_HOST_REG_MAPPED)) == 0;
     ok &= show("aclrtHostGetDevicePointer(buf, &dev, 0)", aclrtHostGetDevicePointer(buf, &dev, 0)) == 0 && dev != NULL;
     ok &= show("unregister buf", aclrtHostUnregister(buf)) == 0;
 
-    /* 9. pageable memory: fine on kernels after 5.10, an "exception" on 5.10 and older (A13). */
+    /* step 13: pageable memory: fine on kernels after 5.10, an "exception" on 5.10 and older (A13). */
     char *pageable = NULL;
     if (posix_memalign((void **)&pageable, page, 4 * page) != 0) return 1;
     memset(pageable, 1, 4 * page);

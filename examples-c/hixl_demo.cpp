@@ -184,6 +184,8 @@ int Mistakes() {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // each result line in its place among regcheck's messages (stderr), on a pipe too
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   bool mistakes = argc > 1 && strcmp(argv[1], "--mistakes") == 0;
   if (argc > 1 && !mistakes) {
     fprintf(stderr, "usage: hixl_demo [--mistakes]\n");

@@ -108,6 +108,11 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("REGCHECK_SUMMARY", "1: print the count of findings per rule at exit"),
     ("REGCHECK_ERROR_EXITCODE", "exit with this status at exit when any error-level finding occurred (for CI)"),
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
+    (
+        "REGCHECK_PYTHON_SITES",
+        "read by the Python module only: 0 stops it naming the Python caller of ctypes calls (docs/python.md)",
+    ),
+    ("REGCHECK_BLESS", "test suite only: 1 rewrites what is generated from the code (docs/rules.md, doc samples)"),
     ("REGCHECK_TEST_PANIC", "test only: force a panic inside regcheck (check or record)"),
     ("REGCHECK_TEST_ALLOW_SKIP", "test suite only: tests allowed to skip when the machine lacks what they need"),
     ("REGCHECK_TEST_MEMMAP", "test and benchmark only: maps reads /proc/self/maps as on kernels before 6.11"),
@@ -377,7 +382,7 @@ impl Config {
                     "" | "auto" => c.test_peers = None,
                     _ => warnings.push(format!("REGCHECK_TEST_PEERS={v:?} is not fd, diag or auto; ignored")),
                 },
-                "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" => {}
+                "REGCHECK_AUDIT_LOG" | "REGCHECK_BLESS" | "REGCHECK_TEST_ALLOW_SKIP" | "REGCHECK_PYTHON_SITES" => {}
                 other => {
                     let hint = VARIABLES
                         .iter()

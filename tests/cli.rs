@@ -242,6 +242,41 @@ fn doctor_with_the_simulated_vendor_and_overridden_settings() {
     assert!(t.contains("problem(s):") && t.contains("Ascend310P3") && t.contains("fix: "), "{t}");
 }
 
+/// An install carries the simulator: doctor names it beside the missing vendor, says which
+/// ACL library regcheck would forward to (the simulator, when that is what a program finds),
+/// how to point it at a real CANN, and where the installed guide is.
+#[test]
+fn doctor_knows_the_simulator_it_ships_and_says_how_to_use_cann() {
+    let sim_dir = prefix().join("lib/regcheck/sim").canonicalize().unwrap();
+    let sim_dir = sim_dir.to_str().unwrap();
+    let out = regcheck(&["doctor", "--json", "--no-vendor"], &[]);
+    let v = json(&out);
+    assert_eq!(v["simulator"]["dir"], sim_dir, "{}", text(&out));
+    if v["vendor_libraries"].as_array().unwrap().iter().all(|l| l["library"] != "acl") {
+        let p = v["problems"].as_array().unwrap();
+        let acl =
+            p.iter().find(|p| p["what"].as_str().unwrap().contains("no vendor ACL runtime")).expect("the problem");
+        let (what, fix) = (acl["what"].as_str().unwrap(), acl["fix"].as_str().unwrap());
+        assert!(what.contains(sim_dir) && what.contains("simulator"), "{what}");
+        assert!(fix.contains("set_env.sh") && fix.contains(&format!("LD_LIBRARY_PATH={sim_dir}")), "{fix}");
+        assert!(v["acl_in_use"].is_null(), "{}", text(&out));
+    }
+    let docs = prefix().join("share/doc/regcheck").canonicalize().unwrap();
+    assert_eq!(v["docs"], docs.to_str().unwrap());
+
+    // a program that finds the simulator: regcheck would forward to it, and doctor says so
+    let out = regcheck(&["doctor", "--json", "--no-vendor"], &[("LD_LIBRARY_PATH", sim_dir)]);
+    let v = json(&out);
+    assert_eq!(v["acl_in_use"]["simulator"], true, "{}", text(&out));
+    assert!(v["acl_in_use"]["path"].as_str().unwrap().starts_with(sim_dir), "{}", text(&out));
+    assert!(problems(&v).iter().all(|p| !p.contains("no vendor ACL runtime")), "{}", text(&out));
+    let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(notes.iter().any(|n| n.contains("simulator") && n.contains("REGCHECK_ACL_LIB")), "{notes:#?}");
+    let t = stdout(&regcheck(&["doctor", "--no-vendor"], &[("LD_LIBRARY_PATH", sim_dir)]));
+    assert!(t.contains("ACL in use") && t.contains("regcheck's simulator, not CANN"), "{t}");
+    assert!(t.contains(&format!("{}", docs.join("docs/rules.md").display())), "{t}");
+}
+
 fn callsite_program() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| Program::c("callsite", &["tests/c/callsite.c"]).link(Link::Bare).libs(&["ascendcl"]).build())

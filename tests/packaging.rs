@@ -216,12 +216,18 @@ fn installs_the_documented_tree_and_its_manifest() {
     let installed_headers = tree(&prefix.join("include/regcheck/sim"));
     assert_eq!(installed_headers, sim_headers);
 
-    // the manifest lists exactly what is there (but itself), relative to the prefix
-    let manifest: BTreeSet<String> = fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt"))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
+    // the manifest lists exactly what is there (but itself), relative to the prefix, then the
+    // directories the install created (`dir/`)
+    let (dirs, manifest): (BTreeSet<String>, BTreeSet<String>) =
+        fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt"))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .partition(|l| l.ends_with('/'));
+    for dir in ["bin/", "include/", "lib/", "lib/cmake/", "lib/pkgconfig/", "share/", "share/regcheck/"] {
+        assert!(dirs.contains(dir), "the manifest does not list {dir} as created: {dirs:?}");
+    }
+    assert!(dirs.iter().all(|d| prefix.join(d).is_dir()), "{dirs:?}");
     let mut present = tree(prefix);
     present.remove("share/regcheck/install_manifest.txt");
     assert_eq!(manifest, present);
@@ -721,6 +727,8 @@ fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
     let dir = scratch("relocation");
     let first = dir.join("first");
     let moved = dir.join("moved");
+    // a directory that was there before the install stays, empty or not
+    fs::create_dir_all(first.join("share")).unwrap();
     install_into(&first);
     fs::rename(&first, &moved).unwrap();
     assert!(!first.exists());
@@ -739,7 +747,81 @@ fn moved_install_still_builds_and_runs_consumers_then_uninstalls() {
     build_ok(&mut xtask(&["uninstall", "--prefix", &moved.to_string_lossy()]), BUILD_TIMEOUT);
     let left = tree(&moved);
     assert_eq!(left, BTreeSet::from(["lib/not-regcheck.txt".to_string()]), "left after uninstall");
-    for gone in ["lib/cmake/regcheck", "lib/regcheck", "include/regcheck", "share/regcheck"] {
+    for gone in ["lib/cmake", "lib/pkgconfig", "lib/regcheck", "include", "bin", "share/regcheck"] {
         assert!(!moved.join(gone).exists(), "{gone} is still there after uninstall");
+    }
+    // what was there before, or still holds something, stays
+    assert!(moved.join("share").is_dir() && moved.join("lib").is_dir(), "{:?}", fs::read_dir(&moved).unwrap());
+    // an install into a new directory, uninstalled, leaves nothing
+    let fresh = dir.join("fresh");
+    install_into(&fresh);
+    build_ok(&mut xtask(&["uninstall", "--prefix", &fresh.to_string_lossy()]), BUILD_TIMEOUT);
+    assert!(!fresh.exists(), "uninstall left {:?}", tree(&fresh));
+}
+
+/// The section of the Markdown page `page` (under docs/) that starts at the heading `heading`.
+fn doc_section(page: &str, heading: &str) -> String {
+    let text = fs::read_to_string(testkit::workspace_root().join("docs").join(page)).unwrap();
+    let start = text.find(heading).unwrap_or_else(|| panic!("docs/{page} has no `{heading}`"));
+    let rest = &text[start + heading.len()..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+/// The `` `word` `` spans of `text` that `keep` accepts.
+fn code_words(text: &str, keep: impl Fn(&str) -> bool) -> BTreeSet<String> {
+    text.split('`').skip(1).step_by(2).filter(|w| keep(w)).map(str::to_string).collect()
+}
+
+fn is_acl_function(w: &str) -> bool {
+    w.starts_with("acl") && w.len() > 3 && w.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// What the docs list of the build is the build: the ACL functions libregcheck.so exports
+/// (`nm -D`) are those packaging.md's exports section and usage.md's "What regcheck sees" name;
+/// the simulator's libraries installed (the manifest) are those packaging.md's tree names; the
+/// targets behind `regcheck::sim` (the installed CMake package) are those its table names; and
+/// the guide is installed under share/doc/regcheck.
+#[test]
+fn the_lists_in_the_docs_are_the_build() {
+    let prefix = prefix();
+    let exported: BTreeSet<String> = exports(&prefix.join(format!("lib/libregcheck.so.{VERSION}")))
+        .into_iter()
+        .filter(|s| is_acl_function(s))
+        .collect();
+    assert!(exported.len() >= 18, "{exported:?}");
+    for (page, heading) in [
+        ("packaging.md", "## The shared library's SONAME and exports"),
+        ("usage.md", "## What regcheck sees and detects"),
+    ] {
+        let section = doc_section(page, heading);
+        // the first paragraph
+        let section = section.trim_start();
+        let named = code_words(&section[..section.find("\n\n").unwrap_or(section.len())], is_acl_function);
+        assert_eq!(named, exported, "docs/{page} `{heading}`: the ACL functions named vs exported");
+    }
+    assert!(doc_section("packaging.md", "## The shared library's SONAME and exports").contains("`adxl::AdxlEngine`"));
+
+    let manifest = fs::read_to_string(prefix.join("share/regcheck/install_manifest.txt")).unwrap();
+    let sim_libs: BTreeSet<String> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("lib/regcheck/sim/"))
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    let packaging = fs::read_to_string(testkit::workspace_root().join("docs/packaging.md")).unwrap();
+    let row = packaging.lines().find(|l| l.starts_with("| `lib/regcheck/sim/` |")).expect("the simulator's row");
+    assert_eq!(code_words(row, |w| w.ends_with(".so")), sim_libs, "docs/packaging.md's simulator row vs the manifest");
+
+    let config = fs::read_to_string(prefix.join("lib/cmake/regcheck/regcheckConfig.cmake")).unwrap();
+    let at = config.find("add_library(regcheck::sim INTERFACE").expect("regcheck::sim");
+    let deps = &config[at..];
+    let deps = deps[deps.find("INTERFACE_LINK_LIBRARIES \"").unwrap() + 26..].split('"').next().unwrap();
+    let behind: BTreeSet<String> = deps.split(';').map(|t| t.trim_start_matches("regcheck::").to_string()).collect();
+    let row = packaging.lines().find(|l| l.starts_with("| `regcheck::sim` |")).expect("regcheck::sim's row");
+    assert_eq!(code_words(row, |w| w.starts_with("sim_")), behind, "docs/packaging.md's regcheck::sim row");
+
+    let docs = tree(&testkit::workspace_root().join("docs"));
+    for doc in docs.iter().filter(|d| d.ends_with(".md")).map(|d| format!("docs/{d}")).chain(["README.md".into()]) {
+        assert!(prefix.join("share/doc/regcheck").join(&doc).is_file(), "{doc} is not installed");
     }
 }

@@ -349,6 +349,22 @@ fn the_command_on_path_is_the_installed_command() {
     assert!(Path::new(&env.eval("regcheck.sim_include_dir()")).join("acl/acl.h").is_file());
 }
 
+/// The wheel installs the guide (share/doc/regcheck), and the command points there.
+#[test]
+fn the_wheel_installs_the_guide_where_explain_and_doctor_point() {
+    let env = env();
+    let docs = env.venv.canonicalize().unwrap().join("share/doc/regcheck");
+    for page in ["README.md", "docs/rules.md", "docs/usage.md", "docs/python.md"] {
+        assert!(docs.join(page).is_file(), "the wheel did not install {page}");
+    }
+    let out = run(env.cmd("regcheck").args(["explain", "ACL-HOSTREG-ALIGN"]));
+    assert_ok(&out, "regcheck explain");
+    let want = format!("{}#acl-hostreg-align", docs.join("docs/rules.md").display());
+    assert!(stdout(&out).contains(&want), "{}", both(&out));
+    let out = run(env.cmd("regcheck").args(["doctor", "--json", "--no-vendor"]));
+    assert!(stdout(&out).contains(&format!("\"docs\": \"{}\"", docs.display())), "{}", both(&out));
+}
+
 #[test]
 fn a_ctypes_program_under_regcheck_sees_its_finding_and_python_caller() {
     let env = env();

@@ -16,7 +16,8 @@
 //! 4. compares the exported symbols of the aarch64 libraries with the x86_64 ones (`nm -D`);
 //! 5. runs `regcheck doctor` under `qemu-aarch64` (which memory-map source runs there), and
 //!    packs the aarch64 Python wheel (`cargo xtask wheel --arch aarch64` packs it again);
-//! 6. runs the test suite for aarch64: the test programs are aarch64 programs run by
+//! 6. reserves the huge pages the hugetlb test needs (`crate::machine`, saying so), then runs
+//!    the test suite for aarch64: the test programs are aarch64 programs run by
 //!    `qemu-aarch64` (cargo's runner); every C and C++ program they build comes from the cross
 //!    compiler and runs under the emulator too (`testkit::emulator`). The tests that cannot run
 //!    under the emulator are listed, each with the reason ([`NOT_HERE`], [`SKIPPED`]).
@@ -238,6 +239,8 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut failed = false;
     if test {
         let step = Instant::now();
+        // the emulated tests map huge pages from this kernel's reserve
+        crate::machine::ensure_huge_pages("cross", true);
         failed = !run_tests(arch, &chroot, &root, &env)?;
         list_not_here(arch, &chroot, &root, &env)?;
         eprintln!("xtask: cross: the {} tests took {:.0?}", arch.name, step.elapsed());

@@ -10,7 +10,13 @@
 //!    (`libregcheck_audit.so`, as `regcheck run --audit` runs a program): regcheck's messages,
 //!    no crash. The module makes regcheck's records whole, so the rules that judge by them
 //!    reject too.
+//!
+//! Each run's output (stdout and stderr through one pipe, so in order) is shown as it comes and
+//! tallied ([`tally`]): the calls that failed with a bare code (no finding of regcheck's since the
+//! previous call), the crashes, and the findings that named the problem and the fix. The closing
+//! summary puts those counts side by side, per demo, bare and under regcheck.
 
+use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -38,6 +44,8 @@ struct Demo {
     /// What to watch for in the bare run, and in the run under regcheck.
     bare_text: &'static [&'static str],
     checked_text: &'static [&'static str],
+    /// Under the summary's counts, when they need a word.
+    note: &'static str,
 }
 
 const DEMOS: &[Demo] = &[
@@ -59,6 +67,7 @@ const DEMOS: &[Demo] = &[
             "rejected with a message naming the rule, the call, the argument, what is wrong",
             "and how to fix it; the vendor never sees it, and nothing crashes.",
         ],
+        note: "",
     },
     Demo {
         title: "HIXL demo",
@@ -76,6 +85,7 @@ const DEMOS: &[Demo] = &[
             "Same binary under regcheck: each mistake is rejected (or reported) where it",
             "happens, with the rule, the argument and the fix.",
         ],
+        note: "",
     },
     Demo {
         title: "HIXL two-process demo",
@@ -94,6 +104,7 @@ const DEMOS: &[Demo] = &[
             "Same binary under regcheck: the server's late RegisterMem is named where it",
             "happens, with the fix (register before peers connect).",
         ],
+        note: "the client's read fails with a bare code either way: regcheck names its cause in the server",
     },
 ];
 
@@ -140,12 +151,26 @@ pub fn run() -> Result<i32> {
         results.push((demo, bare, checked));
     }
 
-    banner("Summary", &[]);
+    banner(
+        "Summary: what each run told you",
+        &[
+            "bare code:  a call failed with a number and nothing else (no finding before it)",
+            "crash:      the process died",
+            "named+fix:  a finding named the rule, the call, the argument, what is wrong and the fix",
+        ],
+    );
     let mut ok = true;
-    for (demo, bare, checked) in &results {
-        println!("{}:", demo.title);
-        println!("  without regcheck: {}", describe(bare));
-        println!("  with regcheck:    {}", describe(checked));
+    println!("  {:<34} {:>30}   {:>30}", "", "without regcheck", "with regcheck");
+    for (demo, (bare, bare_tally), (checked, checked_tally)) in &results {
+        println!("  {}", demo.title);
+        let row = |what: &str, a: usize, b: usize| println!("    {what:<32} {a:>30}   {b:>30}");
+        row("calls failed with a bare code", bare_tally.bare_codes, checked_tally.bare_codes);
+        row("crashes", bare_tally.crashes, checked_tally.crashes);
+        row("findings naming problem and fix", bare_tally.named_with_fix, checked_tally.named_with_fix);
+        println!("    {:<32} {:>30}   {:>30}", "the process", short(bare), short(checked));
+        if !demo.note.is_empty() {
+            println!("    ({})", demo.note);
+        }
         ok &= checked.success();
     }
     println!();
@@ -193,7 +218,7 @@ fn show_run(
     exe: &Path,
     shown_exe: &Path,
     preload: Option<(&Path, Option<&Path>)>,
-) -> Result<ExitStatus> {
+) -> Result<(ExitStatus, Tally)> {
     let mut cmd = Command::new(exe);
     cmd.args(demo.args);
     cmd.env("ACLSIM_KERNEL_RELEASE", KERNEL_RELEASE).env("REGCHECK_KERNEL_RELEASE", KERNEL_RELEASE);
@@ -224,7 +249,25 @@ fn show_run(
     if let Some(dir) = exe.parent() {
         cmd.current_dir(dir);
     }
+    // stdout and stderr through one pipe: in order, shown as they come, then tallied
+    let (mut reader, writer) = std::io::pipe().map_err(|e| format!("cannot make a pipe: {e}"))?;
+    let writer2 = writer.try_clone().map_err(|e| format!("cannot make a pipe: {e}"))?;
+    cmd.stdout(writer).stderr(writer2);
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", shown(&cmd)))?;
+    drop(cmd); // its copies of the pipe's writing end: the reader sees the end of the output
+    let echo = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = std::io::stdout().write_all(&buf[..n]);
+            let _ = std::io::stdout().flush();
+            all.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    });
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| format!("waiting for {}: {e}", exe.display()))? {
@@ -237,9 +280,75 @@ fn show_run(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    let output = echo.join().unwrap_or_default();
     println!();
     println!("--> {}", describe(&status));
-    Ok(status)
+    let mut t = tally(&output);
+    t.crashes += usize::from(status.signal().is_some());
+    Ok((status, t))
+}
+
+/// What one run told its user.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Calls that returned a non-zero code with no finding of regcheck's since the previous call.
+    pub bare_codes: usize,
+    /// Processes killed by a signal.
+    pub crashes: usize,
+    /// Findings (`regcheck: <severity>: [RULE]` and their indented lines) that name a fix.
+    pub named_with_fix: usize,
+}
+
+/// Counts a run's output: a call is a line with ` -> CODE` (the demos' way of printing what a
+/// call returned); a finding starts with `regcheck: ` and names a rule (`[ACL-...]`), and what
+/// follows it indented belongs to it.
+pub fn tally(output: &str) -> Tally {
+    let mut t = Tally::default();
+    let mut findings_since_call = 0;
+    let mut finding: Option<String> = None;
+    let close = |f: Option<String>, t: &mut Tally| {
+        if f.is_some_and(|f| f.to_lowercase().contains("fix")) {
+            t.named_with_fix += 1;
+        }
+    };
+    for line in output.lines() {
+        if finding.is_some() && line.starts_with([' ', '\t']) && !line.contains(" -> ") {
+            if let Some(f) = finding.as_mut() {
+                f.push_str(line);
+            }
+            continue;
+        }
+        close(finding.take(), &mut t);
+        if line.starts_with("regcheck: ") && ["[ACL-", "[HIXL-", "[ADXL-"].iter().any(|id| line.contains(id)) {
+            findings_since_call += 1;
+            finding = Some(line.to_string());
+        } else if let Some(code) = call_code(line) {
+            if code != 0 && findings_since_call == 0 {
+                t.bare_codes += 1;
+            }
+            findings_since_call = 0;
+        }
+    }
+    close(finding, &mut t);
+    t
+}
+
+/// The code a demo's result line (`... -> CODE ...`) shows.
+fn call_code(line: &str) -> Option<u64> {
+    let (_, after) = line.rsplit_once(" -> ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The end of a run in a few words.
+fn short(status: &ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(0), _) => "ran to its end".into(),
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(6)) => "crashed (SIGABRT)".into(),
+        (None, Some(sig)) => format!("crashed (signal {sig})"),
+        _ => format!("{status}"),
+    }
 }
 
 /// "exited with status 0", "killed by SIGABRT (the simulated crash)", ...
@@ -272,4 +381,26 @@ fn banner(title: &str, lines: &[&str]) {
     }
     println!("{rule}");
     println!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_counts_bare_codes_crashes_and_findings_with_their_fix() {
+        let bare = "acl_demo: x\n  step 1: register malloc()    -> 507899 ACL_ERROR_RT_DRV_INTERNAL_ERROR\n  \
+                    step 2: register buf (correct)   -> 0 ACL_SUCCESS\nserver: RegisterMem(x) -> 103900\n";
+        assert_eq!(tally(bare), Tally { bare_codes: 2, crashes: 0, named_with_fix: 0 });
+        // one line per finding, or a first line and indented details
+        let checked =
+            "regcheck: error: [ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(...): `ptr` ... Fix: allocate ...\n    \
+                       at main (acl_demo.c:61)\n  step 1: register malloc()    -> 100000 ACL_ERROR_INVALID_PARAM\n\
+                       regcheck: warning: [HIXL-REG-LEN-ZERO] Hixl::RegisterMem(...): `mem.len` is 0\n    \
+                       fix: pass the buffer's length\n  RegisterMem with mem.len = 0     -> 0 (SUCCESS)\n\
+                       regcheck: error: [ACL-X] no remedy given\nregcheck: note: no rule here, fix nothing\n  step 3: y -> 0 ACL_SUCCESS\n  step 4: z -> 7 ?\n";
+        assert_eq!(tally(checked), Tally { bare_codes: 1, crashes: 0, named_with_fix: 2 });
+        assert_eq!(call_code("client: TransferSync(READ) -> 103900   <- fails here"), Some(103900));
+        assert_eq!(call_code("no call here"), None);
+    }
 }

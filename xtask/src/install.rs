@@ -16,8 +16,14 @@
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
 //! include/regcheck/sim/...                 the headers to build against the simulator
-//! share/regcheck/install_manifest.txt      every installed path, relative to the prefix
+//! share/doc/regcheck/README.md, docs/*.md    the guide
+//! share/regcheck/install_manifest.txt      every installed path, relative to the prefix, then
+//!                                          the directories the install created (`dir/`)
 //! ```
+//!
+//! `uninstall` removes the listed files, then each directory an install created (the prefix
+//! too, as `./`) that is left empty, deepest first; a directory that was there before, or that
+//! holds anything else, stays.
 //!
 //! Nothing in the tree names the prefix (the CMake and pkg-config files derive it from their own
 //! location; the simulator's libraries find each other through `$ORIGIN`), so it can be moved.
@@ -54,7 +60,12 @@ pub fn install(prefix: &Path) -> Result<()> {
     let built = build_release(true, true)?;
     let plan = plan(prefix, &built)?;
 
-    let previous = read_manifest(prefix).unwrap_or_default();
+    let (previous, mut created) = read_manifest(prefix).unwrap_or_default();
+    // the directories an earlier install created that are still there
+    created.retain(|dir| dir_of(prefix, dir).is_dir());
+    let mut paths: Vec<&str> = plan.iter().map(|(rel, _)| rel.as_str()).collect();
+    paths.push(MANIFEST);
+    created.extend(missing_dirs(prefix, &paths));
     eprintln!("xtask: installing into {}", prefix.display());
     for (rel, item) in &plan {
         put(prefix, rel, item)?;
@@ -64,7 +75,8 @@ pub fn install(prefix: &Path) -> Result<()> {
     for stale in previous.difference(&installed) {
         remove_installed(prefix, stale)?;
     }
-    let manifest: String = installed.iter().map(|rel| format!("{rel}\n")).collect();
+    let manifest: String =
+        installed.iter().map(|rel| format!("{rel}\n")).chain(created.iter().map(|d| format!("{d}\n"))).collect();
     put(prefix, MANIFEST, &Item::Write { contents: manifest })?;
 
     let version = crate_version()?;
@@ -89,15 +101,56 @@ pub fn install(prefix: &Path) -> Result<()> {
 /// Removes every file listed in `prefix`'s manifest, the manifest, and the directories of
 /// regcheck's own that this leaves empty.
 pub fn uninstall(prefix: &Path) -> Result<()> {
-    let listed = read_manifest(prefix).ok_or_else(|| {
+    let (listed, created) = read_manifest(prefix).ok_or_else(|| {
         format!("{} has no regcheck install manifest ({MANIFEST}): nothing to uninstall", prefix.display())
     })?;
     for rel in &listed {
         remove_installed(prefix, rel)?;
     }
     remove_installed(prefix, MANIFEST)?;
-    println!("removed regcheck from {} ({} files)", prefix.display(), listed.len());
+    // deepest first, so a parent is empty once its children are gone
+    let mut dirs: Vec<&String> = created.iter().collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(if d.as_str() == "./" { 0 } else { d.matches('/').count() }));
+    let mut removed = 0;
+    for dir in dirs {
+        if fs::remove_dir(dir_of(prefix, dir)).is_ok() {
+            removed += 1;
+        }
+    }
+    println!(
+        "removed regcheck from {} ({} files, {removed} of the {} directories the install created, the others are not empty)",
+        prefix.display(),
+        listed.len(),
+        created.len()
+    );
     Ok(())
+}
+
+/// The directory a manifest's `dir/` entry names (`./`: the prefix).
+fn dir_of(prefix: &Path, entry: &str) -> PathBuf {
+    match entry {
+        "./" => prefix.to_path_buf(),
+        dir => prefix.join(dir),
+    }
+}
+
+/// The directories (relative to `prefix`, each ending in `/`; the prefix itself `./`) that do not
+/// exist yet and putting `paths` would create.
+fn missing_dirs(prefix: &Path, paths: &[&str]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if !prefix.is_dir() {
+        out.insert("./".to_string());
+    }
+    for rel in paths {
+        let mut dir = Path::new(rel).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            if !prefix.join(d).is_dir() {
+                out.insert(format!("{}/", d.to_string_lossy()));
+            }
+            dir = d.parent();
+        }
+    }
+    out
 }
 
 fn crate_version() -> Result<Version> {
@@ -136,6 +189,10 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         ));
     }
 
+    for (rel, from) in doc_files()? {
+        plan.push((format!("{DOC_DIR}/{rel}"), Item::Copy { from, mode: 0o644 }));
+    }
+
     let cmake_libs: Vec<String> = built
         .native_static_libs
         .iter()
@@ -167,6 +224,23 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         plan.push((format!("{dest_dir}/{dest_name}"), Item::Write { contents }));
     }
     Ok(plan)
+}
+
+/// Where the guide is installed (findings, `regcheck explain` and `doctor` point there).
+pub const DOC_DIR: &str = "share/doc/regcheck";
+
+/// The guide: README.md and docs/*.md, as (path under [`DOC_DIR`], source file). The README's
+/// links (`docs/usage.md`) resolve there as in the source tree.
+pub(crate) fn doc_files() -> Result<Vec<(String, PathBuf)>> {
+    let root = testkit::workspace_root();
+    let mut out = vec![("README.md".to_string(), root.join("README.md"))];
+    for file in files_under(&root.join("docs"))? {
+        if file.extension().is_some_and(|e| e == "md") {
+            let name = file.file_name().expect("a file name").to_string_lossy().into_owned();
+            out.push((format!("docs/{name}"), file));
+        }
+    }
+    Ok(out)
 }
 
 /// The regular files under `dir`, recursively, sorted.
@@ -219,10 +293,12 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
         .map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))
 }
 
-/// The manifest's entries, if `prefix` has one.
-fn read_manifest(prefix: &Path) -> Option<BTreeSet<String>> {
+/// The manifest's entries, if `prefix` has one: the installed files, and the directories an
+/// install created (the entries ending in `/`).
+fn read_manifest(prefix: &Path) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
     let text = fs::read_to_string(prefix.join(MANIFEST)).ok()?;
-    Some(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+    let entries = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string);
+    Some(entries.partition(|l| !l.ends_with('/')))
 }
 
 /// Removes an installed path (a file or a link; missing is fine), then each parent directory

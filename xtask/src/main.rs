@@ -15,6 +15,7 @@ mod cross;
 mod demo;
 mod differential;
 mod install;
+mod machine;
 mod mutants;
 mod templates;
 mod testcmd;
@@ -39,7 +40,9 @@ tasks:
   test [--no-install] [ARGS...]
                            make sure the tools the tests use are there (cc, c++, cmake,
                            pkg-config, make, nm, objdump, valgrind; missing ones are installed, saying
-                           so, unless --no-install), then run `cargo test --workspace ARGS...`
+                           so, unless --no-install), reserve the huge pages the hugetlb test
+                           needs (as root, saying so; otherwise it says how), then run
+                           `cargo test --workspace ARGS...`
   mutants [--no-install] [ARGS...]
                            mutation testing of src/rules and src/state: `cargo mutants` (installed
                            with `cargo install --locked cargo-mutants` when missing, saying so,
@@ -53,7 +56,8 @@ tasks:
                            (root) build regcheck, the audit module, the command and the
                            simulator for aarch64 in a Debian sid chroot with its cross
                            toolchain (made once under target/cross), compare the exports with
-                           x86_64's, then run the tests under qemu-aarch64; lists the tests
+                           x86_64's, reserve the huge pages the hugetlb test needs (saying so),
+                           then run the tests under qemu-aarch64; lists the tests
                            that cannot run there, with the reason, and the time taken
   wheel [--out DIR] [--arch aarch64]
                            build (release) and pack the Python wheel into DIR (default

@@ -4,8 +4,9 @@
 //! pkg-config, make, binutils' nm and objdump, valgrind) and the Debian libraries Mooncake's NPU
 //! wheel loads (libibverbs1, libnuma1, libcurl4, liblzma5: tests/mooncake.rs). What is missing is installed, saying so, when
 //! that can be done here (as root with apt-get; cmake also from PyPI); with `--no-install`, or
-//! when it cannot, it says how and stops. Then it runs `cargo test --workspace` with the
-//! remaining arguments.
+//! when it cannot, it says how and stops. It reserves the huge pages the hugetlb test needs
+//! (as root, saying so; otherwise it says how: `crate::machine`). Then it runs
+//! `cargo test --workspace` with the remaining arguments.
 
 use std::ffi::OsString;
 use std::process::Command;
@@ -125,6 +126,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         explain(&missing);
         return Err("missing tools (see above)".into());
     }
+    crate::machine::ensure_huge_pages("test", !no_install);
     let mut cmd = Command::new(cargo());
     cmd.current_dir(testkit::workspace_root()).args(["test", "--workspace"]).args(args);
     if let Some(p) = path {

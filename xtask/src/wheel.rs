@@ -233,6 +233,10 @@ fn stage_files(inputs: &WheelInputs, stage: &Path) -> Result<Vec<PathBuf>> {
         let rel = header.strip_prefix(&inputs.sim_include_dir).expect("under the sim include dir");
         copy(&header, &stage.join("include/regcheck/sim").join(rel), 0o644)?;
     }
+    // the guide, where an install prefix has it (the environment's share/doc/regcheck)
+    for (rel, from) in crate::install::doc_files()? {
+        copy(&from, &stage.join(crate::install::DOC_DIR).join(rel), 0o644)?;
+    }
     Ok(elf)
 }
 

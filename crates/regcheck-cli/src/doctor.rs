@@ -3,6 +3,8 @@
 //! exit status is 1 when there is any.
 
 use std::ffi::{c_void, CStr, CString};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -42,6 +44,26 @@ pub struct Report {
     pub settings: Settings,
     pub problems: Vec<Problem>,
     pub notes: Vec<String>,
+    /// The simulator of the vendor libraries installed with this command (its prefix or wheel).
+    pub simulator: Option<Simulator>,
+    /// The ACL library regcheck would forward to in a program that links it by name.
+    pub acl_in_use: Option<AclInUse>,
+    /// The installed guide (README.md, docs/), when this command is installed.
+    pub docs: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Simulator {
+    pub dir: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AclInUse {
+    pub path: String,
+    /// How it was found (as in `vendor_libraries`).
+    pub how: String,
+    /// It is the simulator installed with this command (the same file), not CANN.
+    pub simulator: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -285,7 +307,10 @@ pub fn examine(load_vendor: bool) -> Report {
         .iter()
         .map(|w| Problem {
             what: w.clone(),
-            fix: "correct the variable or unset it (docs/usage.md, \"Environment variables\", lists every one)".into(),
+            fix: format!(
+                "correct the variable or unset it (\"Environment variables\" in {} lists every one)",
+                crate::docs::page("usage.md")
+            ),
         })
         .collect();
     let mut notes = Vec::new();
@@ -341,6 +366,9 @@ pub fn examine(load_vendor: bool) -> Report {
 
     // Vendor libraries, then the SoC (asked of the vendor's library when one is reachable)
     let found = find_vendor(&config, load_vendor, &mut problems, &mut notes);
+    let simulator = simulator_dir();
+    let acl_in_use = acl_in_use(&found.libs, simulator.as_deref());
+    explain_simulator(simulator.as_deref(), acl_in_use.as_ref(), &mut problems, &mut notes);
     // Driver: the library's own answer (the setting, version.info, else the vendor's
     // aclsysGetVersionStr, which needs the vendor library loaded above)
     let facts = regcheck::state::driver_facts(&config);
@@ -463,7 +491,100 @@ pub fn examine(load_vendor: bool) -> Report {
         settings,
         problems,
         notes,
+        simulator: simulator.map(|d| Simulator { dir: d.display().to_string() }),
+        acl_in_use,
+        docs: crate::docs::doc_dir().map(|d| d.display().to_string()),
     }
+}
+
+/// The simulator installed with this command: `<this program's dir>/../lib/regcheck/sim`, as
+/// `cargo xtask install` and the wheel lay it out, when it holds the simulated ACL library.
+fn simulator_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.join("../lib/regcheck/sim").canonicalize().ok()?;
+    dir.join("libascendcl.so").is_file().then_some(dir)
+}
+
+/// The same file (device and inode), whatever its name or directory.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// The ACL library regcheck would forward to, in its own order: what a program linked by name
+/// gets from the dynamic linker, else `REGCHECK_ACL_LIB`, else the vendor's install roots.
+fn acl_in_use(libs: &[VendorLibrary], simulator: Option<&Path>) -> Option<AclInUse> {
+    let acl = || libs.iter().filter(|l| l.library == "acl" && l.path.is_some());
+    let first = acl()
+        .find(|l| l.how == "dynamic linker")
+        .or_else(|| acl().find(|l| l.how == "REGCHECK_ACL_LIB"))
+        .or_else(|| acl().next())?;
+    let path = first.path.clone()?;
+    let is_sim = simulator.is_some_and(|dir| {
+        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| same_file(&e.path(), Path::new(&path)))
+    });
+    Some(AclInUse { path, how: first.how.clone(), simulator: is_sim })
+}
+
+/// Says what the simulator means here: beside a missing vendor, how to use it or CANN; when it
+/// is what regcheck would use, that it is not CANN and how to point regcheck at a real one.
+fn explain_simulator(
+    simulator: Option<&Path>,
+    in_use: Option<&AclInUse>,
+    problems: &mut [Problem],
+    notes: &mut Vec<String>,
+) {
+    let Some(dir) = simulator else { return };
+    let cann = "on a machine with CANN, source its set_env.sh (or add its lib64 to LD_LIBRARY_PATH), or set \
+                REGCHECK_ACL_LIB=<CANN>/lib64/libascendcl.so";
+    match in_use {
+        None => {
+            if let Some(p) = problems.iter_mut().find(|p| p.what.starts_with("no vendor ACL runtime")) {
+                p.what.push_str(&format!(
+                    "; regcheck's simulator of the vendor libraries is installed beside this command, in {} \
+                     (not CANN: for CI and for trying regcheck without an NPU)",
+                    dir.display()
+                ));
+                p.fix = format!(
+                    "{cann}; or, to run against the simulator, LD_LIBRARY_PATH={} (or build with pkg-config \
+                     regcheck-sim, CMake regcheck::sim)",
+                    dir.display()
+                );
+            }
+        }
+        Some(acl) if acl.simulator => notes.push(format!(
+            "the ACL library regcheck would use is regcheck's simulator ({}), not CANN: fine for CI; to check \
+             against a real CANN, {cann}",
+            acl.path
+        )),
+        Some(_) => notes.push(format!("regcheck's simulator is installed too, in {} (unused here)", dir.display())),
+    }
+}
+
+/// The lines of the text report about the vendor in use, the simulator and the guide.
+fn vendor_and_docs_lines(r: &Report) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    out.push((
+        "ACL in use",
+        match &r.acl_in_use {
+            Some(a) if a.simulator => format!("{} ({}; regcheck's simulator, not CANN)", a.path, a.how),
+            Some(a) => format!("{} ({})", a.path, a.how),
+            None => "none: no ACL library found".into(),
+        },
+    ));
+    if let Some(s) = &r.simulator {
+        out.push(("simulator", format!("{} (regcheck's stand-in for CANN)", s.dir)));
+    }
+    out.push((
+        "guide",
+        match &r.docs {
+            Some(d) => format!("{d} (every rule: {d}/docs/rules.md)"),
+            None => "not installed (docs/ in regcheck's source)".into(),
+        },
+    ));
+    out
 }
 
 fn bytes(n: u64) -> String {
@@ -552,6 +673,9 @@ pub fn text(r: &Report) -> String {
                 p => format!("{} -> {} ({})", l.file, p.unwrap_or("-"), l.how),
             },
         );
+    }
+    for (k, v) in vendor_and_docs_lines(r) {
+        line(k, v);
     }
     line("mode", r.settings.mode.to_string());
     let set: Vec<&Variable> = r.settings.variables.iter().filter(|v| v.set.is_some()).collect();

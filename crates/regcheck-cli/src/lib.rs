@@ -5,6 +5,7 @@
 //!
 //! `regcheck-run` is kept as an alias of `regcheck run`.
 
+pub mod docs;
 pub mod doctor;
 pub mod rules;
 pub mod run;

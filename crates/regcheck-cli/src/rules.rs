@@ -221,6 +221,7 @@ pub fn explain(a: ExplainArgs) -> ExitCode {
     for f in field_reports(r.source) {
         println!("           {}: {}", f.id, f.text);
     }
+    println!("  read:    {}", crate::docs::rule_page(r.name));
     if let Some(e) = examples::of(id) {
         println!();
         println!("  wrong:");
