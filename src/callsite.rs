@@ -26,6 +26,8 @@ use std::sync::Mutex;
 
 use crate::platform::objects;
 
+mod late;
+
 /// One frame of the application's stack, symbolised.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Site {
@@ -467,7 +469,14 @@ pub fn symbolize(stack: &Stack, n: usize) -> Vec<Site> {
     }
     let table = objects::current();
     let mut sites: Vec<Site> = stack.frames.iter().map(|f| site_of(&table, f)).collect();
-    symbols_locked(|| sites.iter_mut().zip(&stack.frames).for_each(|(s, f)| debug_info(s, f)));
+    symbols_locked(|| {
+        for (site, frame) in sites.iter_mut().zip(&stack.frames) {
+            debug_info(site, frame);
+            if site.file.is_none() {
+                late_debug_info(site);
+            }
+        }
+    });
     for site in sites.iter_mut().filter(|s| s.function.is_none()) {
         site.function = dladdr_symbol(site.address.saturating_sub(1));
     }
@@ -494,6 +503,24 @@ fn site_of(table: &objects::Table, frame: &backtrace::Frame) -> Site {
         object: obj.map(|o| o.name.clone()).filter(|n| !n.is_empty()),
         offset: address.wrapping_sub(obj.map_or(0, |o| o.base)),
         ..Site::default()
+    }
+}
+
+/// The function and line of a frame the `backtrace` crate gave no line for, from its object's
+/// own debug information: the crate lists the loaded objects once (at its first
+/// symbolisation), so an object loaded since (`dlopen`) is unknown to it. Under [`LOCK`].
+fn late_debug_info(site: &mut Site) {
+    let Some(object) = site.object.as_deref() else { return };
+    let base = site.address.wrapping_sub(site.offset);
+    if let Some(late::Found { function, location }) = late::locate(object, base, site.address.saturating_sub(1)) {
+        if let Some((file, line)) = location {
+            site.file = Some(file);
+            site.line = Some(line);
+            // The function that holds that line (the crate may have named an outer one).
+            site.function = function.or(site.function.take());
+        } else if site.function.is_none() {
+            site.function = function;
+        }
     }
 }
 
