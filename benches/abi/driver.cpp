@@ -13,7 +13,7 @@
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
-//                                  devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
+//                                  regwarn, devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
 //                                  on a third engine, named ip:port, that no peer linked to),
 //                                  untimed: for counting system calls
 //   driver warn [quick]            aclrtHostUnregister of a pointer never registered: a warning
@@ -240,6 +240,8 @@ int cmd_count(const std::string &what, size_t n, long iters) {
   for (long i = 0; i < iters; i++) {
     if (what == "regunreg") {
       reg_unreg(buf);
+    } else if (what == "regwarn") {
+      reg_unreg(buf, kTwoMiB - 64);
     } else if (what == "devptr") {
       devptr(regs, int(i));
     } else if (what == "xfer64") {

@@ -420,7 +420,7 @@ mod tests {
 /// finding less sure, never wrong).
 #[derive(Debug, Default, Clone)]
 pub struct Unregistered {
-    set: std::collections::HashSet<(i32, usize)>,
+    set: std::collections::HashSet<(i32, usize), std::hash::BuildHasherDefault<super::spans::AddrHasher>>,
 }
 
 impl Unregistered {
