@@ -26,6 +26,8 @@ use std::sync::Mutex;
 
 use crate::platform::objects;
 
+mod late;
+
 /// One frame of the application's stack, symbolised.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Site {
@@ -87,14 +89,33 @@ impl Stack {
     }
 }
 
-thread_local! {
-    /// An address in the frame of the intercepted call in progress on this thread (0: none),
-    /// a count of the intercepted calls that started on this thread, and whether regcheck's
-    /// own code is running on it (one thread-local for the three: a call reaches it once).
-    static CALL: (Cell<usize>, Cell<u64>, Cell<bool>) = const { (Cell::new(0), Cell::new(0), Cell::new(false)) };
+/// The calling thread's intercepted call in progress (one thread-local for all of it: a call
+/// reaches it once, and each thread-local of a shared library costs a `__tls_get_addr` call).
+struct Call {
+    /// An address in the frame of the intercepted call in progress on this thread (0: none).
+    frame: Cell<usize>,
+    /// How many intercepted calls started on this thread.
+    count: Cell<u64>,
+    /// Whether regcheck's own code is running on it.
+    busy: Cell<bool>,
     /// The name of the intercepted call in progress (its address and length: a key of
     /// [`SLOTS`]).
-    static CALL_NAME: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    name: Cell<(usize, usize)>,
+    /// Set while the vendor's `adxl::AdxlEngine` member that regcheck forwarded to runs on
+    /// this thread (see `frontend::hixl::run_member`).
+    in_adxl: Cell<bool>,
+}
+
+thread_local! {
+    static CALL: Call = const {
+        Call {
+            frame: Cell::new(0),
+            count: Cell::new(0),
+            busy: Cell::new(false),
+            name: Cell::new((0, 0)),
+            in_adxl: Cell::new(false),
+        }
+    };
 }
 
 /// Called by the front end as an intercepted call starts; `frame` is the address of a local
@@ -102,30 +123,44 @@ thread_local! {
 /// regcheck's.
 #[inline]
 pub fn call_started(frame: usize, name: &'static str) {
-    let _ = CALL.try_with(|(f, n, _)| {
-        f.set(frame);
-        n.set(n.get().wrapping_add(1));
+    let _ = CALL.try_with(|c| {
+        c.frame.set(frame);
+        c.count.set(c.count.get().wrapping_add(1));
+        c.name.set((name.as_ptr() as usize, name.len()));
     });
-    let _ = CALL_NAME.try_with(|c| c.set((name.as_ptr() as usize, name.len())));
 }
 
 /// Mark the thread as running regcheck's own code (or not).
 #[inline]
 pub fn set_busy(busy: bool) {
-    let _ = CALL.try_with(|(_, _, b)| b.set(busy));
+    let _ = CALL.try_with(|c| c.busy.set(busy));
 }
 
 /// Whether regcheck's own code is running on this thread (a thread whose thread-locals are
 /// gone counts as busy).
 #[inline]
 pub fn busy() -> bool {
-    CALL.try_with(|(_, _, b)| b.get()).unwrap_or(true)
+    CALL.try_with(|c| c.busy.get()).unwrap_or(true)
+}
+
+/// Whether the vendor's `adxl::AdxlEngine` member regcheck forwarded to is running on this
+/// thread.
+#[inline]
+pub fn in_adxl() -> bool {
+    CALL.try_with(|c| c.in_adxl.get()).unwrap_or(false)
+}
+
+/// Mark the thread as running (or no longer running) the vendor's ADXL member; returns the
+/// previous mark.
+#[inline]
+pub fn set_in_adxl(inside: bool) -> bool {
+    CALL.try_with(|c| c.in_adxl.replace(inside)).unwrap_or(false)
 }
 
 /// How many intercepted calls started on this thread (changes with every ACL or HIXL call
 /// regcheck sees).
 pub fn calls_on_thread() -> u64 {
-    CALL.try_with(|(_, n, _)| n.get()).unwrap_or(0)
+    CALL.try_with(|c| c.count.get()).unwrap_or(0)
 }
 
 /// Serialises the symbolisation (the `backtrace` crate's caches of debug information). It is
@@ -213,7 +248,7 @@ pub fn capture(n: usize) -> Stack {
     }
     // Built (when objects came or went) before the unwind, with no lock held.
     let table = objects::current();
-    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
+    let marker = CALL.try_with(|c| c.frame.get()).unwrap_or(0);
     let (own, in_executable) = own_object();
     let mut frames = Vec::new();
     let mut past_marker = marker == 0;
@@ -299,8 +334,8 @@ fn slot_for(key: (usize, usize)) -> Option<&'static (AtomicUsize, AtomicUsize, A
 /// The caller's return address: read from the learnt slot when there is one and this use is
 /// not a check, else by unwinding (and learning, or checking, the slot).
 fn caller_address() -> Option<usize> {
-    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
-    let key = CALL_NAME.try_with(Cell::get).unwrap_or((0, 0));
+    let marker = CALL.try_with(|c| c.frame.get()).unwrap_or(0);
+    let key = CALL.try_with(|c| c.name.get()).unwrap_or((0, 0));
     let slot = slot_for(key).filter(|_| marker != 0);
     let learnt = slot.filter(|s| s.0.load(Ordering::Acquire) == key.0).map(|s| s.2.load(Ordering::Relaxed));
     let uses = FAST_USES.try_with(|u| {
@@ -351,7 +386,7 @@ fn caller_address() -> Option<usize> {
 /// address of the last of regcheck's frames (0 when unknown). `None` when the unwinder cannot tell. Unwinds
 /// only as far as that frame.
 fn unwind_to_caller() -> (Option<usize>, usize) {
-    let marker = CALL.try_with(|(f, _, _)| f.get()).unwrap_or(0);
+    let marker = CALL.try_with(|c| c.frame.get()).unwrap_or(0);
     let (own, in_executable) = own_object();
     let mut past_marker = marker == 0;
     let mut entry_seen = false;
@@ -469,7 +504,14 @@ pub fn symbolize(stack: &Stack, n: usize) -> Vec<Site> {
     }
     let table = objects::current();
     let mut sites: Vec<Site> = stack.frames.iter().map(|f| site_of(&table, f)).collect();
-    symbols_locked(|| sites.iter_mut().zip(&stack.frames).for_each(|(s, f)| debug_info(s, f)));
+    symbols_locked(|| {
+        for (site, frame) in sites.iter_mut().zip(&stack.frames) {
+            debug_info(site, frame);
+            if site.file.is_none() {
+                late_debug_info(site);
+            }
+        }
+    });
     for site in sites.iter_mut().filter(|s| s.function.is_none()) {
         site.function = dladdr_symbol(site.address.saturating_sub(1));
     }
@@ -513,6 +555,24 @@ fn fill_from_symbol(site: &mut Site, sym: &backtrace::Symbol) {
     }
 }
 
+/// The function and line of a frame the `backtrace` crate gave no line for, from its object's
+/// own debug information: the crate lists the loaded objects once (at its first
+/// symbolisation), so an object loaded since (`dlopen`) is unknown to it. Under [`LOCK`].
+fn late_debug_info(site: &mut Site) {
+    let Some(object) = site.object.as_deref() else { return };
+    let base = site.address.wrapping_sub(site.offset);
+    if let Some(late::Found { function, location }) = late::locate(object, base, site.address.saturating_sub(1)) {
+        if let Some((file, line)) = location {
+            site.file = Some(file);
+            site.line = Some(line);
+            // The function that holds that line (the crate may have named an outer one).
+            site.function = function.or(site.function.take());
+        } else if site.function.is_none() {
+            site.function = function;
+        }
+    }
+}
+
 /// The frame's function and line from the debug information. Under [`LOCK`].
 fn debug_info(site: &mut Site, frame: &backtrace::Frame) {
     // The first symbol is the innermost (inlined) function: the one that made the call.
@@ -546,7 +606,10 @@ pub fn site_of_address(ip: usize) -> Site {
     symbols_locked(|| {
         // SAFETY: under LOCK; the address is only looked up in the debug information (the
         // crate looks up the byte before a return address itself).
-        unsafe { backtrace::resolve_unsynchronized(ip as *mut c_void, |sym| fill_from_symbol(&mut site, sym)) }
+        unsafe { backtrace::resolve_unsynchronized(ip as *mut c_void, |sym| fill_from_symbol(&mut site, sym)) };
+        if site.file.is_none() {
+            late_debug_info(&mut site);
+        }
     });
     if site.function.is_none() {
         site.function = dladdr_symbol(at);

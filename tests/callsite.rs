@@ -237,6 +237,59 @@ fn a_stripped_library_is_named_from_its_dynamic_symbols() {
     assert_eq!(lines[i + 2], main_line, "{}", o.dump());
 }
 
+/// A library `dlopen`ed after a first finding was symbolised (what regcheck knows of the loaded
+/// objects was built then) is named by `file:line` all the same.
+#[test]
+fn a_library_loaded_after_a_finding_is_named_by_file_and_line() {
+    let dir = testkit::target_dir().join("callsite-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = testkit::workspace_root();
+    let sim = testkit::sim_lib_dir();
+    let os = |s: &std::path::Path| s.as_os_str().to_owned();
+    let inc_flag = std::ffi::OsString::from(format!("-I{}", testkit::sim_include_dir().display()));
+    let sim_flag = std::ffi::OsString::from(format!("-L{}", sim.display()));
+    let rpath = std::ffi::OsString::from(format!("-Wl,-rpath,{}", sim.display()));
+    let lib = dir.join("libkv_late.so");
+    let exe = dir.join("kv_late_main");
+    let lib_src = "tests/c/callsite_late_lib.c";
+    let main_src = "tests/c/callsite_late_main.c";
+    compile(&[
+        "-g".as_ref(),
+        "-fPIC".as_ref(),
+        "-shared".as_ref(),
+        &inc_flag,
+        &os(&root.join(lib_src)),
+        &sim_flag,
+        "-lascendcl".as_ref(),
+        "-o".as_ref(),
+        &os(&lib),
+    ]);
+    compile(&[
+        "-g".as_ref(),
+        &inc_flag,
+        &os(&root.join(main_src)),
+        &sim_flag,
+        &rpath,
+        "-lascendcl".as_ref(),
+        "-ldl".as_ref(),
+        "-o".as_ref(),
+        &os(&exe),
+    ]);
+    let o = testkit::Run::new(&exe)
+        .arg(lib.to_str().unwrap())
+        .preload(testkit::regcheck().shared)
+        .env_remove("ACLSIM_TRACE")
+        .run();
+    assert_eq!(stdout_value(&o, "rc first"), "100000", "{}", o.dump());
+    assert_eq!(stdout_value(&o, "rc late"), "100000", "{}", o.dump());
+    let sites: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("    at ")).collect();
+    let want = [
+        format!("    at main (callsite_late_main.c:{})", line_of_in(main_src, "late_main")),
+        format!("    at late_register (callsite_late_lib.c:{})", line_of_in(lib_src, "late_lib")),
+    ];
+    assert_eq!(sites, want, "{}", o.dump());
+}
+
 #[test]
 fn the_c_api_gives_the_call_site_of_the_last_rejection() {
     let line = line_of("register");

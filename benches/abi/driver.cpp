@@ -13,18 +13,22 @@
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
-//                                  devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
+//                                  regwarn, devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
 //                                  on a third engine, named ip:port, that no peer linked to),
 //                                  untimed: for counting system calls
 //   driver warn [quick]            aclrtHostUnregister of a pointer never registered: a warning
 //                                  finding on every call (xtask runs it with REGCHECK_LOG=off)
 //   driver mem N                   heap and resident bytes per live ACL registration, N of them
+// `time` and `warn` also print `alloc_<figure>`: heap allocations per call (the driver counts
+// every malloc of the process, its own malloc family forwarding to glibc's).
 #include <malloc.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,42 @@
 
 #include "acl/acl.h"
 #include "hixl/hixl.h"
+
+// Every heap allocation of the process (the application's, regcheck's, the vendor's), counted:
+// the driver's own malloc family forwards to glibc's and counts, so that a figure can say how
+// many allocations a call makes (regcheck's clean calls: none).
+extern "C" {
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void __libc_free(void *);
+}
+static std::atomic<long> g_allocations{0};
+extern "C" void *malloc(size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+extern "C" void *calloc(size_t n, size_t m) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(n, m);
+}
+extern "C" void *realloc(void *p, size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, n);
+}
+extern "C" void *memalign(size_t a, size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_memalign(a, n);
+}
+extern "C" void *aligned_alloc(size_t a, size_t n) { return memalign(a, n); }
+extern "C" int posix_memalign(void **out, size_t a, size_t n) {
+  void *p = memalign(a, n);
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+extern "C" void free(void *p) { __libc_free(p); }
 
 namespace {
 
@@ -125,6 +165,9 @@ double time_reg_unreg(char *buf) {
 // every call, logged for the first REGCHECK_MAX_REPEATS (all in the warm-up) and then only
 // counted and kept in the findings log.
 double time_reg_unreg_warned(char *buf) {
+  // Past REGCHECK_MAX_REPEATS (100) first, whatever the batch size: a `quick` run's warm-up
+  // alone would leave every timed call logged.
+  for (int i = 0; i < 128; i++) reg_unreg(buf, kTwoMiB - 64);
   return measure(200, 15, [&](int) { reg_unreg(buf, kTwoMiB - 64); });
 }
 
@@ -195,6 +238,18 @@ void transfer(HixlPair &h, const std::vector<hixl::TransferOpDesc> &ops) {
 
 void print(const char *name, double v) { std::printf("%s %.1f\n", name, v); }
 
+// Heap allocations per call of `body(i)`, over 1000 calls after 1000 more (the warm-up: what
+// regcheck builds once, such as a thread's copy of its records, is not per call).
+template <typename F>
+double allocations_per_call(F body) {
+  for (int i = 0; i < 1000; i++) body(i);
+  long before = g_allocations.load();
+  for (int i = 0; i < 1000; i++) body(i);
+  return double(g_allocations.load() - before) / 1000.0;
+}
+
+void print_count(const char *name, double v) { std::printf("%s %.3f\n", name, v); }
+
 int cmd_time(size_t n) {
   init_acl();
   char *buf = two_mib_buffer();
@@ -205,9 +260,13 @@ int cmd_time(size_t n) {
   print("regunreg", time_reg_unreg(buf));
   print("regwarn", time_reg_unreg_warned(buf));
   if (n > 0) print("devptr", measure(20000, 15, [&](int i) { devptr(regs, i); }));
+  print_count("alloc_regunreg", allocations_per_call([&](int) { reg_unreg(buf); }));
+  if (n > 0) print_count("alloc_devptr", allocations_per_call([&](int i) { devptr(regs, i); }));
   if (no_hixl) return 0;
   print("xfer64", measure(200, 15, [&](int i) { transfer(h, h.lists64[i & 63]); }) / kOps);
   print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));
+  print_count("alloc_xfer64", allocations_per_call([&](int i) { transfer(h, h.lists64[i & 63]); }));
+  print_count("alloc_xfer1", allocations_per_call([&](int i) { transfer(h, h.lists1[i & 63]); }));
   return 0;
 }
 
@@ -240,6 +299,8 @@ int cmd_count(const std::string &what, size_t n, long iters) {
   for (long i = 0; i < iters; i++) {
     if (what == "regunreg") {
       reg_unreg(buf);
+    } else if (what == "regwarn") {
+      reg_unreg(buf, kTwoMiB - 64);
     } else if (what == "devptr") {
       devptr(regs, int(i));
     } else if (what == "xfer64") {
@@ -296,6 +357,7 @@ int cmd_warn() {
   init_acl();
   char *page = static_cast<char *>(map_anon(kPage));
   print("unregwarn", measure(20000, 15, [&](int) { check("aclrtHostUnregister", aclrtHostUnregister(page)); }));
+  print_count("alloc_unregwarn", allocations_per_call([&](int) { check("aclrtHostUnregister", aclrtHostUnregister(page)); }));
   return 0;
 }
 

@@ -234,7 +234,7 @@ fn gap(records: Records, api: Api) -> Option<Gap> {
 /// Who made the call is asked only when it matters: for a finding that would not crash, which
 /// is the vendor's business on its own calls.
 pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Finding]) -> Verdict {
-    let severities: Vec<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
+    let severities: Few<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
     if severities.iter().all(|a| *a == Action::Off) {
         return Verdict::Forward;
     }
@@ -243,7 +243,7 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
     // On the vendor's own call, a finding the vendor fails itself (a fact, in the vendor's
     // order before the others) means the call never gets as far as what would crash.
     let mut vendor_fails_first = false;
-    let decisions: Vec<Decision> = findings
+    let decisions: Few<Decision> = findings
         .iter()
         .zip(&severities)
         .map(|(f, &severity)| {
@@ -323,5 +323,70 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
     match outcome {
         Outcome::Rejected(code) => Verdict::Reject(code),
         _ => Verdict::Forward,
+    }
+}
+
+/// Up to [`Few::INLINE`] values kept on the stack, more on the heap: what a call's findings are
+/// decided into ([`decide`]), so that a call with findings allocates nothing for it.
+enum Few<T: Copy> {
+    Inline(usize, [std::mem::MaybeUninit<T>; 8]),
+    Heap(Vec<T>),
+}
+
+impl<T: Copy> Few<T> {
+    const INLINE: usize = 8;
+}
+
+impl<T: Copy> FromIterator<T> for Few<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut it = iter.into_iter();
+        let mut buf = [std::mem::MaybeUninit::uninit(); 8];
+        let mut n = 0;
+        for v in it.by_ref() {
+            if n == Self::INLINE {
+                // SAFETY: the first `n` elements were written above.
+                let mut heap: Vec<T> = buf.iter().map(|b| unsafe { b.assume_init() }).collect();
+                heap.push(v);
+                heap.extend(it);
+                return Few::Heap(heap);
+            }
+            buf[n].write(v);
+            n += 1;
+        }
+        Few::Inline(n, buf)
+    }
+}
+
+impl<T: Copy> std::ops::Deref for Few<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            // SAFETY: the first `n` elements are initialised (`from_iter`), and `T` is `Copy`
+            // (nothing to drop).
+            Few::Inline(n, buf) => unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<T>(), *n) },
+            Few::Heap(v) => v,
+        }
+    }
+}
+
+impl<'a, T: Copy> IntoIterator for &'a Few<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod few_tests {
+    use super::Few;
+
+    #[test]
+    fn few_holds_any_number_in_order() {
+        for n in [0usize, 1, 7, 8, 9, 20] {
+            let few: Few<usize> = (0..n).collect();
+            assert_eq!(&*few, (0..n).collect::<Vec<_>>().as_slice());
+            assert_eq!(matches!(few, Few::Heap(_)), n > Few::<usize>::INLINE);
+        }
     }
 }

@@ -429,7 +429,7 @@ mod tests {
 /// forgotten entry only makes a later message say less, never wrong).
 #[derive(Debug, Default, Clone)]
 pub struct SiteMap<const CAP: usize> {
-    map: std::collections::HashMap<(i32, usize), usize>,
+    map: std::collections::HashMap<(i32, usize), usize, std::hash::BuildHasherDefault<super::spans::AddrHasher>>,
 }
 
 impl<const CAP: usize> SiteMap<CAP> {

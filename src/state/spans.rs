@@ -31,6 +31,10 @@ impl std::hash::Hasher for AddrHasher {
     fn write_usize(&mut self, n: usize) {
         self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
+
+    fn write_i32(&mut self, n: i32) {
+        self.write_usize(n as u32 as usize);
+    }
 }
 
 /// A map keyed by an address.

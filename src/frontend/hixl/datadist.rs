@@ -12,7 +12,7 @@
 //! (HCCL, closed) those findings are warnings.
 //!
 //! The `hixl::Hixl` calls the vendor's LLM-DataDist makes while regcheck forwarded one of its
-//! members are the vendor's: forwarded untouched (as for `adxl::AdxlEngine`, [`IN_ADXL`]).
+//! members are the vendor's: forwarded untouched (as for `adxl::AdxlEngine`, [`crate::callsite::in_adxl`]).
 
 use super::*;
 use crate::rules::datadist::{self as ddrules, KvCacheArgs};
@@ -95,7 +95,7 @@ fn slice_of<'a, T>(begin: *const T, end: *const T) -> Option<&'a [T]> {
 
 /// One member forwarded to the vendor's LLM-DataDist: the `hixl::Hixl` calls it makes are its own.
 fn forward_in_vendor<R>(forward: impl FnOnce() -> R) -> R {
-    let _scope = AdxlScope(IN_ADXL.try_with(|c| c.replace(true)).unwrap_or(false));
+    let _scope = AdxlScope(crate::callsite::set_in_adxl(true));
     forward()
 }
 

@@ -180,18 +180,13 @@ static CS_CLIENT_REG_MEM: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientRegM
 static CS_CLIENT_UNREG_MEM: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientUnregMem");
 static CS_CLIENT_DESTROY: Symbol = Symbol::new(Library::Hixl, c"HixlCSClientDestroy");
 
-thread_local! {
-    /// Set on a thread while the vendor's `adxl::AdxlEngine` member that regcheck forwarded to
-    /// runs on it.
-    static IN_ADXL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Clears [`IN_ADXL`] when the vendor's member returns or unwinds.
+/// Clears the thread's "inside the vendor's ADXL" mark ([`crate::callsite::set_in_adxl`]) when
+/// the vendor's member returns or unwinds.
 struct AdxlScope(bool);
 
 impl Drop for AdxlScope {
     fn drop(&mut self) {
-        let _ = IN_ADXL.try_with(|c| c.set(self.0));
+        crate::callsite::set_in_adxl(self.0);
     }
 }
 
@@ -210,7 +205,7 @@ pub(crate) fn run_member<C, R>(
     record: impl FnOnce(&'static Runtime, C, &R),
 ) -> R {
     if !f.is_adxl() {
-        if IN_ADXL.try_with(std::cell::Cell::get).unwrap_or(false) {
+        if crate::callsite::in_adxl() {
             return forward();
         }
         return run(call, check, forward, record);
@@ -219,7 +214,7 @@ pub(crate) fn run_member<C, R>(
         call,
         check,
         || {
-            let _scope = AdxlScope(IN_ADXL.try_with(|c| c.replace(true)).unwrap_or(false));
+            let _scope = AdxlScope(crate::callsite::set_in_adxl(true));
             forward()
         },
         record,

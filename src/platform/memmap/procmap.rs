@@ -89,8 +89,10 @@ pub(super) fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result
 }
 
 fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Result<Vec<Mapping>> {
-    // PATH_MAX: the kernel never returns a longer name (d_path fails instead).
-    let mut name = [0u8; 4096];
+    // PATH_MAX: the kernel never returns a longer name (d_path fails instead). Not zeroed (4 KiB
+    // of stores per registration): only the bytes the kernel wrote are read.
+    let mut name = std::mem::MaybeUninit::<[u8; 4096]>::uninit();
+    let name_len = 4096usize;
     let mut out = Vec::new();
     let mut addr = start;
     while addr < end {
@@ -98,7 +100,7 @@ fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Resul
             size: std::mem::size_of::<ProcmapQuery>() as u64,
             query_flags: PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
             query_addr: addr as u64,
-            vma_name_size: name.len() as u32,
+            vma_name_size: name_len as u32,
             vma_name_addr: name.as_mut_ptr() as u64,
             ..ProcmapQuery::default()
         };
@@ -122,8 +124,10 @@ fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Resul
             return Err(io::Error::other(format!("PROCMAP_QUERY at {addr:#x} returned {vma_start:#x}-{vma_end:#x}")));
         }
         // vma_name_size counts the terminating NUL; 0 means no name.
-        let len = (q.vma_name_size as usize).min(name.len());
-        let raw = &name[..len];
+        let len = (q.vma_name_size as usize).min(name_len);
+        // SAFETY: the kernel wrote the name's `vma_name_size` bytes (its NUL included) into
+        // the buffer; nothing past them is read.
+        let raw = unsafe { std::slice::from_raw_parts(name.as_ptr().cast::<u8>(), len) };
         let raw = raw.strip_suffix(&[0u8][..]).unwrap_or(raw);
         let path = String::from_utf8_lossy(raw).into_owned();
         let mut m = Mapping {
