@@ -1005,7 +1005,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         code: Some(1343270917),
         calls: "LlmDataDist::RegisterKvCache",
         summary: "a dimension of `cache_desc.shape` is 0 or negative, the element count or the bytes pass int64, or `cache_desc.data_type` has no size (DT_UNDEFINED, an unknown value): the vendor fails it itself (forwarded, so that the cache ids it uses up stay the vendor's)",
-        fix: "describe one tensor: positive dimensions and its data type (DT_FLOAT16, DT_BF16, DT_INT8, ...)",
+        fix: "describe one tensor: positive dimensions and its data type (DT_FLOAT16, DT_BF16, DT_INT8 and the like)",
         vendor: "rejects with LLM_PARAM_INVALID after taking a cache id, which is lost (hicann/hixl `src/llm_datadist/cache_mgr/data_cache_engine.cc`, `DataCacheEngine::Register`; `src/llm_datadist/common/llm_utils.cc`, `CalcElementCntByDims`, `GetSizeInBytes`)",
         engines: &[],
         basis: Basis::Facts,
