@@ -148,6 +148,9 @@ fn effective(c: &Config, name: &str) -> String {
         })
         .into(),
         "REGCHECK_ERROR_EXITCODE" => c.error_exitcode.map_or("(off)".into(), |n| n.to_string()),
+        "REGCHECK_SUPPRESSIONS" if c.suppressions.is_empty() => "(none)".into(),
+        "REGCHECK_SUPPRESSIONS" => c.suppressions.join(":"),
+        "REGCHECK_GEN_SUPPRESSIONS" => (if c.gen_suppressions { "1" } else { "0" }).into(),
         _ => "-".into(),
     }
 }
