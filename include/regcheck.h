@@ -173,7 +173,8 @@ typedef struct {
   // The application's frame that made the call, as in the log ("main (app.c:12)"), or ""
   // (unknown, or not kept: see `regcheck_findings_last_seq`).
   char call_site[512];
-  // The message as logged: rule, call and arguments, what is wrong, the fix, the outcome.
+  // The message as logged (without the frames): the first line (rule, call, what is wrong,
+  // the outcome), then indented lines (why, the fix, the evidence, where to read more).
   char message[4096];
 } regcheck_logged_finding;
 

@@ -87,6 +87,16 @@ impl Stack {
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
     }
+
+    /// The first kept frame's address (0 when none): a call site's key.
+    pub fn first_ip(&self) -> usize {
+        self.frames.first().map_or(0, |f| f.ip() as usize)
+    }
+
+    /// The kept frames' addresses.
+    pub fn ips(&self) -> impl Iterator<Item = usize> + '_ {
+        self.frames.iter().map(|f| f.ip() as usize)
+    }
 }
 
 /// The calling thread's intercepted call in progress (one thread-local for all of it: a call

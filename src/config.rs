@@ -105,7 +105,15 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "REGCHECK_MAX_REPEATS",
         "messages logged per rule (default 100; 0: all); later ones are still enforced and counted",
     ),
-    ("REGCHECK_SUMMARY", "1: print the count of findings per rule at exit"),
+    (
+        "REGCHECK_SUMMARY",
+        "the exit summary (totals, then each rule and call site with its count): by default when there were findings; 1: always; 0: never",
+    ),
+    (
+        "REGCHECK_SUPPRESSIONS",
+        "suppression files, colon-separated: findings they match are counted as suppressed, not rejected or logged (docs/usage.md)",
+    ),
+    ("REGCHECK_GEN_SUPPRESSIONS", "1: print a ready suppression entry under each logged finding"),
     ("REGCHECK_ERROR_EXITCODE", "exit with this status at exit when any error-level finding occurred (for CI)"),
     ("REGCHECK_AUDIT_LOG", "1: the LD_AUDIT module logs each binding it redirects"),
     (
@@ -132,7 +140,8 @@ pub const VARIABLES: &[(&str, &str)] = &[
 /// privileged program is not the one whose mistakes regcheck checks, and may not weaken,
 /// strengthen or redirect those checks. The program itself can still change rule actions
 /// through the C API (`regcheck_rule_set_action`).
-pub const SECURE_HONORED: &[&str] = &["REGCHECK_LOG", "REGCHECK_MAX_REPEATS", "REGCHECK_SUMMARY"];
+pub const SECURE_HONORED: &[&str] =
+    &["REGCHECK_LOG", "REGCHECK_MAX_REPEATS", "REGCHECK_SUMMARY", "REGCHECK_GEN_SUPPRESSIONS"];
 
 /// The vendor's variables naming install roots, not searched in a secure-execution process
 /// (nor `$HOME/Ascend/...`).
@@ -165,7 +174,13 @@ pub struct Config {
     pub adxl_lib: Option<String>,
     pub large_bytes: u64,
     pub hixl_max_regs: u64,
-    pub summary: bool,
+    /// `REGCHECK_SUMMARY`: `None` (unset) writes the exit summary when there were findings,
+    /// `Some(true)` always, `Some(false)` never.
+    pub summary: Option<bool>,
+    /// `REGCHECK_SUPPRESSIONS`: suppression files.
+    pub suppressions: Vec<String>,
+    /// `REGCHECK_GEN_SUPPRESSIONS=1`: a ready entry under each logged finding.
+    pub gen_suppressions: bool,
     /// Messages logged per rule (0: all).
     pub max_repeats: u64,
     /// Exit status to force at exit when error-level findings occurred.
@@ -197,7 +212,9 @@ impl Default for Config {
             adxl_lib: None,
             large_bytes: 64 << 30,
             hixl_max_regs: 4000,
-            summary: false,
+            summary: None,
+            suppressions: Vec::new(),
+            gen_suppressions: false,
             max_repeats: DEFAULT_MAX_REPEATS,
             error_exitcode: None,
             test_panic: TestPanic::None,
@@ -359,7 +376,18 @@ impl Config {
                     Ok(n) if (1..=255).contains(&n) => c.error_exitcode = Some(n),
                     _ => warnings.push(format!("REGCHECK_ERROR_EXITCODE={v:?} is not an exit status from 1 to 255; ignored")),
                 },
-                "REGCHECK_SUMMARY" => c.summary = matches!(v.trim(), "1" | "true" | "yes" | "on"),
+                "REGCHECK_SUMMARY" => match v.trim().to_ascii_lowercase().as_str() {
+                    "1" | "true" | "yes" | "on" => c.summary = Some(true),
+                    "0" | "false" | "no" | "off" => c.summary = Some(false),
+                    "" | "auto" => c.summary = None,
+                    _ => warnings.push(format!(
+                        "REGCHECK_SUMMARY={v:?} is not 1 or 0; the summary is written when there were findings"
+                    )),
+                },
+                "REGCHECK_SUPPRESSIONS" => {
+                    c.suppressions = v.split(':').map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect()
+                }
+                "REGCHECK_GEN_SUPPRESSIONS" => c.gen_suppressions = matches!(v.trim(), "1" | "true" | "yes" | "on"),
                 "REGCHECK_TEST_PANIC" => {
                     c.test_panic = match v.trim() {
                         "check" => TestPanic::Check,
@@ -529,6 +557,7 @@ mod tests {
             ("REGCHECK_LOG", "info"),
             ("REGCHECK_MAX_REPEATS", "3"),
             ("REGCHECK_SUMMARY", "1"),
+            ("REGCHECK_SUPPRESSIONS", "/etc/shadow"),
         ];
         let (c, w) = Config::from_vars_secure(hostile, true);
         let d = Config::default();
@@ -540,8 +569,9 @@ mod tests {
         assert_eq!((c.large_bytes, c.hixl_max_regs), (d.large_bytes, d.hixl_max_regs));
         assert_eq!(c.pageable_kernel_max, d.pageable_kernel_max);
         assert_eq!(c.test_panic, TestPanic::None);
+        assert!(c.suppressions.is_empty(), "the environment chooses no file to read");
         // what only chooses how much goes to the caller's stderr still applies
-        assert_eq!((c.log_filter.as_str(), c.max_repeats, c.summary), ("info", 3, true));
+        assert_eq!((c.log_filter.as_str(), c.max_repeats, c.summary), ("info", 3, Some(true)));
         assert_eq!(w.len(), 1, "one warning: {w:#?}");
         for name in ["REGCHECK_ACL_LIB", "REGCHECK_LOG_FILE", "REGCHECK_MODE", "ASCEND_HOME_PATH", "REGCHECK_AUDIT_LOG"]
         {

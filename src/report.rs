@@ -1,12 +1,18 @@
-//! Messages and logging: every finding becomes one line naming the severity, the rule ID,
-//! the call with its arguments, the argument at fault, what is wrong, the fix, and what
-//! regcheck did, followed by the application's call site (`    at f (file.c:12)`); or, with
-//! `REGCHECK_LOG_FORMAT=json`, one JSON object per line ([`json`]). Rejections are also kept
+//! Messages and logging: every finding becomes a short first line naming the severity, the
+//! rule ID, the call, the argument at fault, what is wrong and what regcheck did, followed by
+//! the application's call site (`    at f (file.c:12)`) and indented details: why, the fix, the
+//! evidence, where to read more ([`layout`]); or, with `REGCHECK_LOG_FORMAT=json`, one JSON
+//! object per line ([`json`]). Findings are grouped by rule and call site for the log's
+//! collapsing of repeats and the exit summary ([`summary`]); known ones are silenced by
+//! suppressions ([`suppress`]). Rejections are also kept
 //! as the calling thread's last rejection, which `aclGetRecentErrMsg` returns until the
 //! thread's next ACL or HIXL call.
 
 pub mod findings;
 pub mod json;
+pub mod layout;
+pub mod summary;
+pub mod suppress;
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -31,40 +37,25 @@ pub enum Outcome {
     DryRun,
 }
 
-/// Format one finding as a message line (without the `regcheck: <level>:` prefix).
+/// Format one finding's message (without the `regcheck: <level>:` prefix and the frames):
+/// its first line, then its indented details ([`layout`]).
 pub fn format_finding(call: &str, args: &str, f: &Finding, outcome: Outcome) -> String {
     format_finding_why(call, args, f, outcome, None)
 }
 
 /// [`format_finding`], with the sentence that says why the finding is not applied at its
-/// severity ([`Why`]) after the problem.
+/// severity ([`Why`]) among the details.
 pub fn format_finding_why(call: &str, args: &str, f: &Finding, outcome: Outcome, why: Option<Why>) -> String {
-    let what = match outcome {
-        Outcome::Rejected(code) => {
-            format!("rejected with {code} ({}); the vendor was not called", crate::codes::name(code))
-        }
-        Outcome::ReportOnly(code) => {
-            format!("report mode: forwarded anyway (enforce mode would return {code} {})", crate::codes::name(code))
-        }
-        Outcome::Forwarded => "forwarded".to_string(),
-        Outcome::DryRun => "dry run".to_string(),
-    };
-    let subject = if f.arg.starts_with('(') { String::new() } else { format!("`{}`: ", f.arg) };
-    match why {
-        None => format!("[{}] {call}({args}): {subject}{}. Fix: {}. ({what})", f.rule.name(), f.problem, f.fix),
-        Some(why) => format!(
-            "[{}] {call}({args}): {subject}{}; {}. Fix: {}. ({what})",
-            f.rule.name(),
-            f.problem,
-            why.text(f.reject_code()),
-            f.fix
-        ),
-    }
+    layout::message(call, args, f, outcome, why).text(&[])
 }
 
 static COUNTS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 
-/// How many messages per rule are logged (0: all); set from `REGCHECK_MAX_REPEATS`.
+/// Messages logged per rule (`REGCHECK_MAX_REPEATS` limits them).
+static LOGGED: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
+
+/// How many messages per rule are logged (0: all, and no collapsing of repeats from one call
+/// site); set from `REGCHECK_MAX_REPEATS`.
 static MAX_REPEATS: AtomicU64 = AtomicU64::new(crate::config::DEFAULT_MAX_REPEATS);
 
 /// Findings raised at `error` level in this process (enforced or, in report mode, not).
@@ -115,14 +106,19 @@ thread_local! {
     static CURRENT_SITE: RefCell<Option<CallSite>> = const { RefCell::new(None) };
 }
 
+/// Frames captured per finding: those shown (`REGCHECK_STACK`), at least the call site (the
+/// summary's groups), and those the suppressions look at.
+fn capture_depth() -> usize {
+    STACK.load(Ordering::Relaxed).max(1).max(suppress::depth()).min(crate::config::MAX_STACK)
+}
+
 fn with_current_site<R>(f: impl FnOnce(&mut CallSite) -> R) -> Option<R> {
     let call = callsite::calls_on_thread();
     CURRENT_SITE
         .try_with(|c| {
             let mut c = c.try_borrow_mut().ok()?;
             if !matches!(c.as_ref(), Some(s) if s.call == call) {
-                let n = STACK.load(Ordering::Relaxed);
-                *c = Some(CallSite { call, stack: callsite::capture(n), sites: None });
+                *c = Some(CallSite { call, stack: callsite::capture(capture_depth()), sites: None });
             }
             c.as_mut().map(f)
         })
@@ -130,13 +126,21 @@ fn with_current_site<R>(f: impl FnOnce(&mut CallSite) -> R) -> Option<R> {
         .flatten()
 }
 
-/// The current call's application frames, symbolised.
+/// The current call's captured frames, symbolised (once per call).
+fn captured_sites() -> Vec<Site> {
+    with_current_site(|c| c.sites.get_or_insert_with(|| callsite::symbolize(&c.stack, capture_depth())).clone())
+        .unwrap_or_default()
+}
+
+/// The current call's application frames to show (`REGCHECK_STACK`), symbolised.
 fn current_sites() -> Vec<Site> {
     let n = STACK.load(Ordering::Relaxed);
     if n == 0 {
         return Vec::new();
     }
-    with_current_site(|c| c.sites.get_or_insert_with(|| callsite::symbolize(&c.stack, n)).clone()).unwrap_or_default()
+    let mut sites = captured_sites();
+    sites.truncate(n);
+    sites
 }
 
 /// `msg` followed by the frames, sanitizer style (`    at f (file.c:12)`, then `    by ...`).
@@ -149,59 +153,123 @@ pub fn with_frames(msg: &str, sites: &[Site]) -> String {
     out
 }
 
-/// Log a finding at the level its action asks for, count it, keep it in the findings log, and
-/// keep rejections as the thread's last rejection. The message is formatted only for a sink
-/// that shows it (the log, when it takes this finding; the rejection's message); the findings
-/// log formats its copy when it is read.
+/// Whether a suppression silences this finding of the current call: asked only when one
+/// names its rule (one atomic load otherwise). Returns the suppression's name.
+pub fn suppressed(f: &Finding) -> Option<String> {
+    if !suppress::names(f.rule) {
+        return None;
+    }
+    let stack = with_current_site(|c| c.stack.clone()).unwrap_or_default();
+    suppress::find(f.rule, &stack, captured_sites)
+}
+
+/// A finding a suppression silenced: counted as suppressed, logged at debug level only,
+/// never rejected, not kept in the findings log.
+pub fn emit_suppressed(call: &str, args: &str, f: &Finding, action: Action, by: &str) {
+    let stack = with_current_site(|c| c.stack.clone()).unwrap_or_default();
+    summary::note(f.rule, action, summary::Fate::Suppressed, &stack);
+    if log::log_enabled!(target: "regcheck", log::Level::Debug) {
+        let m = layout::message(call, args, f, Outcome::Forwarded, None);
+        log::debug!(target: "regcheck", "suppressed by {by:?}: {}", m.text(&current_sites()));
+    }
+}
+
+/// Whether `REGCHECK_GEN_SUPPRESSIONS` asks for a ready entry after each finding.
+static GEN_SUPPRESSIONS: AtomicBool = AtomicBool::new(false);
+
+/// Findings per rule past which (x [`MAX_REPEATS`]) the call site is no longer traced: the
+/// summary groups them under an untraced call site, and an unlogged finding stays cheap.
+const TRACE_FACTOR: u64 = 10;
+
+/// Log a finding at the level its action asks for, count it (per rule, and per rule and call
+/// site for the summary), keep it in the findings log, and keep rejections as the thread's
+/// last rejection. The message is formatted only for a sink that shows it (the log, when it
+/// takes this finding; the rejection's message); the findings log formats its copy when it is
+/// read. The first [`summary::SITE_REPEATS`] findings of a rule from one call site are logged;
+/// the next one says that the others are only counted.
 pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) {
     let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
     if action == Action::Error {
         ERRORS.fetch_add(1, Ordering::Relaxed);
     }
     let limit = MAX_REPEATS.load(Ordering::Relaxed);
-    let last_report = limit != 0 && seen == limit;
-    let logged =
-        (limit == 0 || seen <= limit) && level_of(action).is_some_and(|l| log::log_enabled!(target: "regcheck", l));
-    let rejected = matches!(outcome, Outcome::Rejected(_)) && action == Action::Error;
-    let msg = if logged || rejected { format_finding_why(call, args, f, outcome, why) } else { String::new() };
+    let level = level_of(action);
+    let logged_before = LOGGED.get(f.rule.index()).map_or(0, |c| c.load(Ordering::Relaxed));
+    let log_on =
+        (limit == 0 || logged_before < limit) && level.is_some_and(|l| log::log_enabled!(target: "regcheck", l));
+    let traced = limit == 0 || seen <= limit.saturating_mul(TRACE_FACTOR) || findings::has_reader();
+    let stack = if action != Action::Off && (traced || log_on) {
+        with_current_site(|c| c.stack.clone()).unwrap_or_default()
+    } else {
+        Stack::EMPTY
+    };
+    let at_site =
+        if action != Action::Off { summary::note(f.rule, action, summary::Fate::of(outcome), &stack) } else { 0 };
+    let collapsed = limit != 0 && at_site > summary::SITE_REPEATS;
+    let logged = log_on && !collapsed;
+    let last_report = logged && limit != 0 && logged_before + 1 == limit;
     if logged {
-        let level = level_of(action).unwrap_or(log::Level::Error);
+        if let Some(c) = LOGGED.get(f.rule.index()) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let rejected = matches!(outcome, Outcome::Rejected(_)) && action == Action::Error;
+    let msg = (logged || rejected).then(|| layout::message(call, args, f, outcome, why));
+    let level = level.unwrap_or(log::Level::Error);
+    if let (true, Some(msg)) = (logged, &msg) {
+        summary::logged(f.rule, &stack);
         let sites = current_sites();
+        let gen = GEN_SUPPRESSIONS.load(Ordering::Relaxed);
         if json_format() {
+            let entry = suppress::generate(f.rule, &captured_sites());
             let line = json::finding(&json::FindingRecord {
                 call,
                 args,
                 finding: f,
                 action,
                 outcome,
-                message: &msg,
+                message: msg,
+                why,
                 sites: &sites,
                 last_report,
+                suppression: &entry,
             });
             log::log!(target: JSON_TARGET, level, "{line}");
         } else {
-            let text = if last_report {
-                format!(
-                    "{msg} [last report of {} in this process (REGCHECK_MAX_REPEATS={limit}): it is still enforced and counted by REGCHECK_SUMMARY]",
+            let mut text = msg.text(&sites);
+            if last_report {
+                text.push_str(&format!(
+                    "\n    note: last report of {} in this process (REGCHECK_MAX_REPEATS={limit}): later ones are still enforced and counted in the exit summary",
                     f.rule.name()
-                )
-            } else {
-                msg.clone()
-            };
+                ));
+            }
+            if gen {
+                let entry = suppress::generate(f.rule, &captured_sites());
+                text.push_str("\n    suppression (REGCHECK_SUPPRESSIONS file):\n");
+                text.push_str(&entry.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"));
+            }
+            log::log!(target: "regcheck", level, "{text}");
+        }
+    } else if log_on && at_site == summary::SITE_REPEATS + 1 {
+        let sites = current_sites();
+        let text = format!(
+            "[{}] {call}: more findings from this call site (after {} logged) are counted, not logged; the exit summary gives the total (REGCHECK_MAX_REPEATS=0 logs every one)",
+            f.rule.name(),
+            summary::SITE_REPEATS
+        );
+        if json_format() {
+            log::log!(target: "regcheck", level, "{text}");
+        } else {
             log::log!(target: "regcheck", level, "{}", with_frames(&text, &sites));
         }
     }
     if action != Action::Off {
         // A logged finding has unwound already; an unlogged one only for a reader of the log.
-        let stack = if logged || findings::has_reader() {
-            with_current_site(|c| c.stack.clone()).unwrap_or_default()
-        } else {
-            Stack::EMPTY
-        };
-        findings::record(findings::Found { call, args, finding: f, action, outcome, why }, stack);
+        let kept = if logged || findings::has_reader() { stack } else { Stack::EMPTY };
+        findings::record(findings::Found { call, args, finding: f, action, outcome, why }, kept);
     }
-    if rejected {
-        set_rejection(f.rule, &msg);
+    if let (true, Some(msg)) = (rejected, &msg) {
+        set_rejection(f.rule, msg);
     }
 }
 
@@ -233,7 +301,8 @@ thread_local! {
     };
 }
 
-fn set_rejection(rule: RuleId, msg: &str) {
+fn set_rejection(rule: RuleId, message: &layout::Message) {
+    let msg = message.text(&[]);
     let call = callsite::calls_on_thread();
     let (stack, sites) = with_current_site(|c| (c.stack.clone(), c.sites.clone())).unwrap_or_default();
     let _ = LAST_REJECTION.try_with(|l| {
@@ -243,12 +312,12 @@ fn set_rejection(rule: RuleId, msg: &str) {
             return;
         }
         l.msg.clear();
-        l.msg.push_str(msg);
+        l.msg.push_str(&msg);
         l.rule = Some(rule);
         l.call = call;
         l.stack = stack;
         l.sites = sites;
-        let text = format!("regcheck: {}", msg.replace('\0', " "));
+        let text = format!("regcheck: {}", message.short().replace('\0', " "));
         if l.errmsg.capacity() < text.len() + 1 {
             let old = std::mem::replace(&mut l.errmsg, Vec::with_capacity((text.len() + 1).max(1024)));
             std::mem::forget(old);
@@ -366,6 +435,7 @@ impl log::Log for Logger {
 pub fn init_logger(cfg: &Config) {
     JSON.store(cfg.log_format == LogFormat::Json, Ordering::Relaxed);
     STACK.store(cfg.stack, Ordering::Relaxed);
+    GEN_SUPPRESSIONS.store(cfg.gen_suppressions, Ordering::Relaxed);
     let filter = parse_filter(&cfg.log_filter)
         .unwrap_or_else(|_| parse_filter(crate::config::DEFAULT_LOG_FILTER).expect("the default filter parses"));
     if let Some(path) = &cfg.log_file {
@@ -387,22 +457,18 @@ pub fn init_logger(cfg: &Config) {
     if log::set_boxed_logger(Box::new(Logger { filter })).is_ok() {
         log::set_max_level(level);
     }
-}
-
-/// The end-of-run summary (`REGCHECK_SUMMARY=1`): findings per rule.
-pub fn summary_text() -> String {
-    let mut lines = Vec::new();
-    for r in CATALOGUE {
-        let n = count(r.id);
-        if n > 0 {
-            lines.push(format!("  {:<34} {n}", r.name));
+    if !cfg.suppressions.is_empty() {
+        for e in suppress::load(&cfg.suppressions) {
+            log::error!(target: "regcheck", "{e}");
         }
     }
-    if lines.is_empty() {
-        "regcheck: summary: no findings".to_string()
-    } else {
-        format!("regcheck: summary: findings per rule:\n{}", lines.join("\n"))
-    }
+}
+
+/// The end-of-run summary's text: the totals by severity and by what became of the findings,
+/// then each (rule, call site) with its count, most frequent first ([`summary`]).
+pub fn summary_text() -> String {
+    let lines = summary::text(&summary::snapshot(), &suppress::unused(), 0);
+    format!("regcheck: {}", lines.join("\n"))
 }
 
 /// Append one JSON line where the log goes (`REGCHECK_LOG_FILE`, else stderr), outside the
@@ -426,6 +492,12 @@ pub fn counts() -> Vec<(RuleId, u64)> {
     CATALOGUE.iter().map(|r| (r.id, count(r.id))).filter(|(_, n)| *n > 0).collect()
 }
 
+/// Whether the exit summary has something to say: findings, or suppressions that matched
+/// nothing.
+pub fn summary_due() -> bool {
+    !summary::snapshot().is_empty() || !suppress::unused().is_empty()
+}
+
 /// Write the exit summary: text on stderr, or (JSON format) one `summary` object where the
 /// log goes. `live` is the number of host registrations never unregistered.
 pub fn write_summary(live: usize) {
@@ -433,11 +505,14 @@ pub fn write_summary(live: usize) {
         write_json_line(&json::summary(live));
         return;
     }
-    let mut err = std::io::stderr();
-    let _ = writeln!(err, "{}", summary_text());
-    if live > 0 {
-        let _ = writeln!(err, "regcheck: summary: {live} host registration(s) never unregistered");
+    let lines = summary::text(&summary::snapshot(), &suppress::unused(), live);
+    let mut text = String::new();
+    for l in lines {
+        text.push_str("regcheck: ");
+        text.push_str(&l);
+        text.push('\n');
     }
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 #[cfg(test)]
@@ -449,10 +524,11 @@ mod tests {
         let f = Finding::new(RuleId::AclHostregAlign, "ptr", "0x1010 is not aligned", "use posix_memalign");
         let m = format_finding("aclrtHostRegisterV2", "ptr=0x1010, size=4096, flag=0x2", &f, Outcome::Rejected(100000));
         assert_eq!(
-            m,
-            "[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(ptr=0x1010, size=4096, flag=0x2): `ptr`: 0x1010 is not aligned. \
-             Fix: use posix_memalign. (rejected with 100000 (ACL_ERROR_INVALID_PARAM); the vendor was not called)"
+            m.lines().next().unwrap(),
+            "[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(ptr=0x1010, size=4096, flag=0x2): `ptr`: 0x1010 is not aligned \
+             (rejected with 100000 ACL_ERROR_INVALID_PARAM)"
         );
+        assert!(m.contains("\n    fix: use posix_memalign\n"), "{m}");
         let m = format_finding("c", "", &f, Outcome::ReportOnly(100000));
         assert!(m.contains("report mode"));
     }

@@ -34,8 +34,8 @@ fn run(r: Run, scenario: &str, form: &str) -> Outcome {
 }
 
 /// regcheck's finding lines (`regcheck: <level>: [RULE-ID] ...`), at any level.
-fn findings(o: &Outcome) -> Vec<&str> {
-    o.stderr.lines().filter(|l| l.starts_with("regcheck: ") && l.contains(": [")).collect()
+fn findings(o: &Outcome) -> Vec<String> {
+    o.messages().into_iter().filter(|l| l.starts_with("regcheck: ") && l.contains(": [")).collect()
 }
 
 fn value(o: &Outcome, key: &str) -> Option<i64> {
@@ -72,7 +72,7 @@ fn correct_two_process_flows_are_silent_under_regcheck() {
             assert_clean_flow(&o, &what);
             // regcheck was there, in both processes (the server is a fork of the client)
             assert!(o.stderr.matches(" active: ").count() >= 1, "regcheck not active: {what}\n{}", o.dump());
-            assert_eq!(findings(&o), Vec::<&str>::new(), "{what}\n{}", o.dump());
+            assert_eq!(findings(&o), Vec::<String>::new(), "{what}\n{}", o.dump());
             assert!(!o.stderr.contains("REGCHECK_ERROR_EXITCODE"), "{what}\n{}", o.dump());
         }
     }
@@ -85,7 +85,7 @@ fn findings_of_either_process_are_seen() {
     // in the process that makes it, and the assertion above would see them.
     for mode in [Mode::Preload, Mode::Shared] {
         let o = run(program().run(mode), "late", "comm_nopool");
-        let leaks: Vec<&str> = findings(&o).into_iter().filter(|l| l.contains("[HIXL-FINALIZE-LEAK]")).collect();
+        let leaks: Vec<String> = findings(&o).into_iter().filter(|l| l.contains("[HIXL-FINALIZE-LEAK]")).collect();
         assert!(leaks.iter().any(|l| l.contains("with 3 registration(s)")), "mode {mode:?}\n{}", o.dump());
         assert!(leaks.iter().any(|l| l.contains("with 1 registration(s)")), "mode {mode:?}\n{}", o.dump());
     }

@@ -304,14 +304,14 @@ fn a_transfer_from_an_unregistered_buffer_gets_the_vendor_code_and_nothing_crash
             // regcheck names the refusal: the rule, the call, the unregistered range, the fix,
             // and the vendor's code (given by regcheck once the engines are linked, by the
             // vendor on a first transfer that has to connect first).
-            let named: Vec<&str> = out
-                .stderr
-                .lines()
+            let named: Vec<String> = out
+                .messages()
+                .into_iter()
                 .filter(|l| l.contains("[HIXL-XFER-LOCAL-UNREGISTERED] AdxlEngine::TransferSync("))
                 .collect();
             assert!(!named.is_empty(), "the refusal is named:\n{}", out.dump());
             for l in &named {
-                assert!(l.contains("the local range [0x") && l.contains("Fix: RegisterMem"), "{l}");
+                assert!(l.contains("the local range [0x") && l.contains("fix: RegisterMem"), "{l}");
                 assert!(l.contains("103900") || l.contains("PARAM_INVALID"), "the vendor's code: {l}");
             }
         }

@@ -501,6 +501,20 @@ fn the_pytest_plugin_fails_exactly_the_test_with_a_mistake() {
 }
 
 #[test]
+fn the_pytest_plugin_honours_suppressions() {
+    // The one mistake, silenced by a suppression file: neither failed nor listed.
+    let env = env();
+    let file = scratch("pytest-suppressions-file").join("known.supp");
+    fs::write(&file, "# the suite's known misalignment\n{\n  known\n  regcheck:ACL-HOSTREG-ALIGN\n}\n").unwrap();
+    let out = pytest(env, "pytest-suppressed", Some(&["--suppressions", file.to_str().unwrap()]), &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(stdout(&out).contains("2 passed"), "{}", both(&out));
+    assert!(stdout(&out).contains("regcheck: no findings"), "{}", both(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("0 rejected, 0 forwarded, 1 suppressed"), "counted as suppressed: {}", both(&out));
+}
+
+#[test]
 fn regcheck_warnings_decides_what_a_warning_does() {
     let env = env();
     let warn: &[&str] = &["--rules", "ACL-HOSTREG-ALIGN=warn"];

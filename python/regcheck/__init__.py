@@ -110,7 +110,8 @@ class Finding:
     severity: str
     #: The intercepted function, e.g. ``"aclrtHostRegisterV2"``.
     call: str
-    #: The message, as logged: the call and its arguments, what is wrong, the fix, the outcome.
+    #: The message, as logged (without the frames): its first line (the rule, the call, what is wrong,
+    #: what regcheck did), then indented lines (why, the fix, the evidence, where to read more).
     message: str
     #: The native frame that made the call (``"main (app.c:12)"``, ``"0x7f.. (libffi.so.8+0x..)"``).
     call_site: str

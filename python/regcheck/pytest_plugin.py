@@ -8,6 +8,11 @@ A test during which the layer reported an ``error`` finding fails, with the find
 call, message, call site) in its report. ``--regcheck-warnings=fail|report|ignore`` decides
 for warnings (default ``report``: listed, the test passes). The terminal summary lists the
 findings per test. Without the layer, the plugin says so in the header and does nothing else.
+
+Known findings are silenced with a suppression file, as anywhere else
+(``regcheck run --audit --suppressions known.supp pytest tests/``, or
+``REGCHECK_SUPPRESSIONS``): a suppressed finding is not in the layer's findings log, so it
+neither fails a test nor is listed (the layer's exit summary counts it as suppressed).
 """
 
 from __future__ import annotations
@@ -87,7 +92,8 @@ def _count(found: List[regcheck.Finding]) -> str:
 
 
 def _describe(f: regcheck.Finding) -> str:
-    lines = [f"{f.severity}: [{f.rule}] {f.call} at {f.site}", f"    {f.message}"]
+    message = "\n".join(f"    {line.strip()}" if i == 0 else f"    {line}" for i, line in enumerate(f.message.splitlines()))
+    lines = [f"{f.severity}: [{f.rule}] {f.call} at {f.site}", message]
     if f.python_site and f.call_site:
         lines.append(f"    native call site: {f.call_site}")
     return "\n".join(lines)

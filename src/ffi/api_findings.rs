@@ -36,7 +36,8 @@ pub struct regcheck_logged_finding {
     /// The application's frame that made the call, as in the log ("main (app.c:12)"), or ""
     /// (unknown, or not kept: see `regcheck_findings_last_seq`).
     pub call_site: [c_char; 512],
-    /// The message as logged: rule, call and arguments, what is wrong, the fix, the outcome.
+    /// The message as logged (without the frames): the first line (rule, call, what is wrong,
+    /// the outcome), then indented lines (why, the fix, the evidence, where to read more).
     pub message: [c_char; 4096],
 }
 

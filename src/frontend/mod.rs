@@ -289,6 +289,17 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
             "after an internal failure, regcheck's records may be incomplete: findings judged by them are no longer enforced".to_string()
         });
     }
+    // A suppression (REGCHECK_SUPPRESSIONS) silences a finding: never rejected, logged at debug.
+    let suppressed: Vec<Option<String>> = findings
+        .iter()
+        .zip(&decisions)
+        .map(|(f, d)| if d.level > Level::Debug { report::suppressed(f) } else { None })
+        .collect();
+    let decisions: Vec<Decision> = decisions
+        .into_iter()
+        .zip(&suppressed)
+        .map(|(d, s)| if s.is_some() { Decision { reject: false, counts: false, why: None, ..d } } else { d })
+        .collect();
     let reject = findings.iter().zip(&decisions).find(|(_, d)| d.reject).map(|(f, _)| f.reject_code());
     let report_only =
         findings.iter().zip(&decisions).find(|(_, d)| d.why == Some(Why::ReportMode)).map(|(f, _)| f.reject_code());
@@ -297,9 +308,12 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
         (None, Some(code)) => Outcome::ReportOnly(code),
         (None, None) => Outcome::Forwarded,
     };
-    for (f, d) in findings.iter().zip(&decisions) {
+    for ((f, d), by) in findings.iter().zip(&decisions).zip(&suppressed) {
         match d.level {
             Level::Off => {}
+            level if by.is_some() => {
+                report::emit_suppressed(call, args, f, level.action(), by.as_deref().unwrap_or(""))
+            }
             Level::Debug => {
                 if log::log_enabled!(target: "regcheck", log::Level::Debug) {
                     log::debug!(

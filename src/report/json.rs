@@ -25,10 +25,14 @@ pub struct FindingRecord<'a> {
     pub finding: &'a Finding,
     pub action: Action,
     pub outcome: Outcome,
-    pub message: &'a str,
+    pub message: &'a super::layout::Message,
+    /// Why the finding was not applied at its severity, when it was not.
+    pub why: Option<crate::rules::decision::Why>,
     pub sites: &'a [Site],
     /// This is the last message of the rule (`REGCHECK_MAX_REPEATS`).
     pub last_report: bool,
+    /// A ready suppression entry for this finding's call site (docs/usage.md).
+    pub suppression: &'a str,
 }
 
 fn now() -> String {
@@ -92,7 +96,13 @@ pub fn finding(r: &FindingRecord<'_>) -> String {
     m.insert("argument".into(), json!(r.finding.arg));
     m.insert("problem".into(), json!(r.finding.problem));
     m.insert("fix".into(), json!(r.finding.fix));
-    m.insert("message".into(), json!(r.message));
+    m.insert("message".into(), json!(r.message.text(&[])));
+    m.insert("headline".into(), json!(r.message.head));
+    m.insert("why".into(), json!(r.why.map(|w| w.text(r.finding.reject_code()))));
+    m.insert("evidence".into(), json!(super::layout::evidence(r.finding, r.why)));
+    m.insert("explain".into(), json!(format!("regcheck explain {}", info.name)));
+    m.insert("doc".into(), json!(super::layout::doc_anchor(r.finding.rule)));
+    m.insert("suppression".into(), json!(r.suppression));
     m.insert("call_site".into(), r.sites.first().map_or(Value::Null, site));
     m.insert("stack".into(), Value::Array(r.sites.iter().map(site).collect()));
     m.insert("last_report".into(), json!(r.last_report));
@@ -108,13 +118,47 @@ pub fn message(level: &str, text: &str) -> String {
     Value::Object(m).to_string()
 }
 
-/// The `summary` line written at exit (`REGCHECK_SUMMARY=1`).
+/// The `summary` line written at exit: per-rule counts (`findings`), `errors`, the totals
+/// by severity (`severity`) and by what became of the findings (`outcomes`), the (rule, call
+/// site) groups most frequent first (`groups`), the suppressions that matched nothing
+/// (`unused_suppressions`) and the host registrations never unregistered.
 pub fn summary(live_host_registrations: usize) -> String {
     let mut m = header("summary", false);
     let findings: Map<String, Value> =
         super::counts().into_iter().map(|(id, n)| (CATALOGUE[id.index()].name.to_string(), json!(n))).collect();
     m.insert("findings".into(), Value::Object(findings));
     m.insert("errors".into(), json!(super::error_count()));
+    let s = super::summary::snapshot();
+    m.insert("headline".into(), json!(s.headline()));
+    m.insert(
+        "severity".into(),
+        json!({ "error": s.by_action[Action::Error as usize], "warning": s.by_action[Action::Warn as usize], "info": s.by_action[Action::Info as usize] }),
+    );
+    let fates = [
+        super::summary::Fate::Rejected,
+        super::summary::Fate::Forwarded,
+        super::summary::Fate::Suppressed,
+        super::summary::Fate::DryRun,
+    ];
+    m.insert(
+        "outcomes".into(),
+        Value::Object(fates.iter().map(|f| (f.as_str().to_string(), json!(s.by_fate[*f as usize]))).collect()),
+    );
+    let groups: Vec<Value> = s
+        .groups
+        .iter()
+        .map(|g| {
+            json!({
+                "rule": g.rule.name(),
+                "severity": super::summary::severity(g),
+                "count": g.count,
+                "logged": g.logged,
+                "call_site": g.site().as_ref().map_or(Value::Null, site),
+            })
+        })
+        .collect();
+    m.insert("groups".into(), Value::Array(groups));
+    m.insert("unused_suppressions".into(), json!(super::suppress::unused()));
     m.insert("live_host_registrations".into(), json!(live_host_registrations));
     Value::Object(m).to_string()
 }
@@ -223,9 +267,11 @@ mod tests {
             finding: &f,
             action: Action::Error,
             outcome: Outcome::Rejected(100000),
-            message: "[ACL-HOSTREG-ALIGN] ...",
+            message: &crate::report::layout::message("aclrtHostRegisterV2", "", &f, Outcome::Rejected(100000), None),
+            why: None,
             sites: &sites,
             last_report: false,
+            suppression: "{}",
         });
         assert!(!line.contains('\n'));
         let v: Value = serde_json::from_str(&line).unwrap();
@@ -245,7 +291,23 @@ mod tests {
         assert_eq!(v["call_site"]["line"], 118);
         assert_eq!(v["call_site"]["text"], "register_buffers (kv_pool.c:118)");
         assert_eq!(v["stack"].as_array().unwrap().len(), 1);
-        for key in ["time", "pid", "tid", "problem", "fix", "message", "argument", "would_return", "last_report"] {
+        for key in [
+            "time",
+            "pid",
+            "tid",
+            "problem",
+            "fix",
+            "message",
+            "argument",
+            "would_return",
+            "last_report",
+            "headline",
+            "why",
+            "evidence",
+            "explain",
+            "doc",
+            "suppression",
+        ] {
             assert!(v.get(key).is_some(), "{key} missing");
         }
         assert!(v["time"].as_str().unwrap().ends_with('Z'));
@@ -264,5 +326,6 @@ mod tests {
         assert_eq!(v["live_host_registrations"], 2);
         assert!(v["findings"].is_object());
         assert!(v["errors"].is_u64());
+        assert!(v["groups"].is_array() && v["outcomes"]["suppressed"].is_u64() && v["severity"]["error"].is_u64());
     }
 }

@@ -300,9 +300,16 @@ extern "C" fn exit_on_errors() {
     }
 }
 
+/// `REGCHECK_SUMMARY=1`: the exit summary even without findings.
+static SUMMARY_ALWAYS: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn print_summary() {
     // An exit handler: nothing may unwind out of it, and a closed stderr is not an error.
-    let _ = std::panic::catch_unwind(|| crate::report::write_summary(with(|s| s.host_regs.len())));
+    let _ = std::panic::catch_unwind(|| {
+        if SUMMARY_ALWAYS.load(Ordering::Relaxed) || crate::report::summary_due() {
+            crate::report::write_summary(with(|s| s.host_regs.len()))
+        }
+    });
 }
 
 impl Runtime {
@@ -342,7 +349,8 @@ impl Runtime {
                 ERROR_EXITCODE.store(code, Ordering::Relaxed);
                 libc::atexit(exit_on_errors);
             }
-            if config.summary {
+            if config.summary != Some(false) {
+                SUMMARY_ALWAYS.store(config.summary == Some(true), Ordering::Relaxed);
                 libc::atexit(print_summary);
             }
         }

@@ -602,11 +602,7 @@ fn an_interior_device_pointer_look_up_on_the_runtime_table_path_is_explained() {
             assert_eq!(codes(&o), want, "{}", ctx());
             assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 2, "both forwarded: {}", ctx());
             let base = o.stdout.lines().find_map(|l| l.strip_prefix("base ")).expect("base").trim().to_string();
-            let warned = o
-                .stderr
-                .lines()
-                .find(|l| l.starts_with("regcheck: warning: [ACL-DEVPTR-INTERIOR]"))
-                .map(str::to_string);
+            let warned = o.messages().into_iter().find(|l| l.starts_with("regcheck: warning: [ACL-DEVPTR-INTERIOR]"));
             if path == "0" {
                 let w = warned.unwrap_or_else(|| panic!("no warning: {}", ctx()));
                 assert!(w.contains(&base) && w.contains("only the base"), "names the base {base}: {w}");
@@ -635,7 +631,7 @@ fn an_overlap_on_another_device_is_explained_on_the_runtime_table_path() {
             let ctx = || format!("ACLSIM_PIN_REGISTER={path}, {mode:?}\n{}", o.dump());
             assert_eq!(codes(&o), want, "{}", ctx());
             assert_eq!(o.sim_calls(V2), 2, "{}", ctx());
-            let warned = o.stderr.lines().find(|l| l.starts_with("regcheck: warning: [ACL-HOSTREG-OVERLAP]"));
+            let warned = o.messages().into_iter().find(|l| l.starts_with("regcheck: warning: [ACL-HOSTREG-OVERLAP]"));
             if path == "0" {
                 let w = warned.unwrap_or_else(|| panic!("not explained: {}", ctx()));
                 assert!(w.contains("on device 0, not on device 1") && w.contains("process-wide"), "{w}");

@@ -182,8 +182,16 @@ fn effective(c: &Config, name: &str) -> String {
         "REGCHECK_LARGE_BYTES" => c.large_bytes.to_string(),
         "REGCHECK_HIXL_MAX_REGS" => c.hixl_max_regs.to_string(),
         "REGCHECK_MAX_REPEATS" => c.max_repeats.to_string(),
-        "REGCHECK_SUMMARY" => (if c.summary { "1" } else { "0" }).into(),
+        "REGCHECK_SUMMARY" => (match c.summary {
+            Some(true) => "1",
+            Some(false) => "0",
+            None => "auto",
+        })
+        .into(),
         "REGCHECK_ERROR_EXITCODE" => c.error_exitcode.map_or("(off)".into(), |n| n.to_string()),
+        "REGCHECK_SUPPRESSIONS" if c.suppressions.is_empty() => "(none)".into(),
+        "REGCHECK_SUPPRESSIONS" => c.suppressions.join(":"),
+        "REGCHECK_GEN_SUPPRESSIONS" => (if c.gen_suppressions { "1" } else { "0" }).into(),
         _ => "-".into(),
     }
 }

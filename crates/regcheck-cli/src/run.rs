@@ -42,9 +42,20 @@ pub struct RunArgs {
     /// Frames of the application's stack per finding; 0 for none (REGCHECK_STACK).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=64))]
     pub stack: Option<u8>,
-    /// Findings per rule and leaks at exit (REGCHECK_SUMMARY=1).
-    #[arg(long)]
+    /// The exit summary even without findings (REGCHECK_SUMMARY=1; by default it is written
+    /// when there were findings).
+    #[arg(long, conflicts_with = "no_summary")]
     pub summary: bool,
+    /// No exit summary (REGCHECK_SUMMARY=0).
+    #[arg(long)]
+    pub no_summary: bool,
+    /// Silence the findings a suppression FILE's entries match (REGCHECK_SUPPRESSIONS; may be
+    /// repeated). The files are checked before the program starts.
+    #[arg(long, value_name = "FILE")]
+    pub suppressions: Vec<PathBuf>,
+    /// Print a ready suppression entry under each finding (REGCHECK_GEN_SUPPRESSIONS=1).
+    #[arg(long)]
+    pub gen_suppressions: bool,
     /// Exit with N when any error-level finding occurred (REGCHECK_ERROR_EXITCODE).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
     pub error_exitcode: Option<u8>,
@@ -86,6 +97,17 @@ impl RunArgs {
         }
         if self.summary {
             vars.push(("REGCHECK_SUMMARY", "1".into()));
+        }
+        if self.no_summary {
+            vars.push(("REGCHECK_SUMMARY", "0".into()));
+        }
+        if !self.suppressions.is_empty() {
+            let abs: Vec<PathBuf> =
+                self.suppressions.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
+            vars.push(("REGCHECK_SUPPRESSIONS", std::env::join_paths(abs).unwrap_or_default()));
+        }
+        if self.gen_suppressions {
+            vars.push(("REGCHECK_GEN_SUPPRESSIONS", "1".into()));
         }
         if let Some(n) = self.error_exitcode {
             vars.push(("REGCHECK_ERROR_EXITCODE", n.to_string().into()));
@@ -138,6 +160,16 @@ fn is_set_id(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o6000 != 0)
 }
 
+/// Read and parse each suppression file: the first mistake, naming its file and line.
+fn check_suppressions(files: &[PathBuf]) -> Result<(), String> {
+    for f in files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f).map_err(|e| format!("--suppressions {name}: {e}"))?;
+        regcheck::report::suppress::parse(&name, &text).map_err(|e| format!("--suppressions {e}"))?;
+    }
+    Ok(())
+}
+
 fn exec(a: RunArgs) -> Result<ExitCode, String> {
     // SAFETY: getauxval has no preconditions.
     if unsafe { libc::getauxval(libc::AT_SECURE) } != 0 {
@@ -145,6 +177,7 @@ fn exec(a: RunArgs) -> Result<ExitCode, String> {
                     the caller's environment"
             .into());
     }
+    check_suppressions(&a.suppressions)?;
     let dir = lib_dir(a.lib_dir.clone())?;
     let dir = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
     let lib = dir.join("libregcheck.so");
@@ -283,6 +316,7 @@ mod tests {
         assert!(parse(&["--error-exitcode", "0", "x"]).is_err());
         assert!(parse(&["--stack", "65", "x"]).is_err());
         assert!(parse(&["--report", "--off", "x"]).is_err());
+        assert!(parse(&["--summary", "--no-summary", "x"]).is_err());
     }
 
     #[test]

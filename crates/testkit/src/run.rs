@@ -113,6 +113,9 @@ impl Run {
             }
         }
         cmd.env("ACLSIM_TRACE", "1");
+        // regcheck's exit summary (on by default when there were findings) would add lines to
+        // every run the tests count lines of; tests/report.rs tests it (it removes this).
+        cmd.env("REGCHECK_SUMMARY", "0");
         if !self.preload.is_empty() {
             let joined: Vec<String> = self.preload.iter().map(|p| p.to_string_lossy().into_owned()).collect();
             cmd.env("LD_PRELOAD", joined.join(":"));
@@ -304,6 +307,27 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// regcheck's messages on stderr, each with its indented lines (a finding's call site,
+    /// why, fix, evidence, where to read more) joined to its first line by newlines.
+    pub fn messages(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut open = false;
+        for l in self.stderr.lines() {
+            if l.starts_with("regcheck: ") || l.starts_with("regcheck-audit: ") {
+                out.push(l.to_string());
+                open = true;
+            } else if open && l.starts_with("    ") {
+                if let Some(last) = out.last_mut() {
+                    last.push('\n');
+                    last.push_str(l);
+                }
+            } else {
+                open = false;
+            }
+        }
+        out
+    }
+
     /// The simulator's trace lines for `name`: the lines of stderr containing
     /// `[aclsim] <name>(`.
     pub fn sim_lines(&self, name: &str) -> Vec<&str> {
