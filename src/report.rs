@@ -155,6 +155,13 @@ pub fn with_frames(msg: &str, sites: &[Site]) -> String {
 
 /// Whether a suppression silences this finding of the current call: asked only when one
 /// names its rule (one atomic load otherwise). Returns the suppression's name.
+/// Whether some loaded suppression names `rule` (one atomic load): what decides whether a
+/// call's findings are matched against the suppressions at all.
+#[inline]
+pub fn suppression_names(rule: crate::rules::RuleId) -> bool {
+    suppress::names(rule)
+}
+
 pub fn suppressed(f: &Finding) -> Option<String> {
     if !suppress::names(f.rule) {
         return None;

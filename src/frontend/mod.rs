@@ -290,15 +290,31 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
         });
     }
     // A suppression (REGCHECK_SUPPRESSIONS) silences a finding: never rejected, logged at debug.
-    let suppressed: Vec<Option<String>> = findings
+    // Asked only when a suppression names one of the rules (one atomic load each otherwise):
+    // a call with no suppression in play allocates nothing here.
+    let suppressed: Vec<Option<String>> = if findings
         .iter()
         .zip(&decisions)
-        .map(|(f, d)| if d.level > Level::Debug { report::suppressed(f) } else { None })
-        .collect();
-    let decisions: Vec<Decision> = decisions
-        .into_iter()
-        .zip(&suppressed)
-        .map(|(d, s)| if s.is_some() { Decision { reject: false, counts: false, why: None, ..d } } else { d })
+        .any(|(f, d)| d.level > Level::Debug && crate::report::suppression_names(f.rule))
+    {
+        findings
+            .iter()
+            .zip(&decisions)
+            .map(|(f, d)| if d.level > Level::Debug { report::suppressed(f) } else { None })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let decisions: Few<Decision> = decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            if suppressed.get(i).is_some_and(|s| s.is_some()) {
+                Decision { reject: false, counts: false, why: None, ..*d }
+            } else {
+                *d
+            }
+        })
         .collect();
     let reject = findings.iter().zip(&decisions).find(|(_, d)| d.reject).map(|(f, _)| f.reject_code());
     let report_only =
@@ -308,11 +324,12 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Findin
         (None, Some(code)) => Outcome::ReportOnly(code),
         (None, None) => Outcome::Forwarded,
     };
-    for ((f, d), by) in findings.iter().zip(&decisions).zip(&suppressed) {
+    for (i, (f, d)) in findings.iter().zip(&decisions).enumerate() {
+        let by = suppressed.get(i).and_then(|s| s.as_ref());
         match d.level {
             Level::Off => {}
             level if by.is_some() => {
-                report::emit_suppressed(call, args, f, level.action(), by.as_deref().unwrap_or(""))
+                report::emit_suppressed(call, args, f, level.action(), by.map_or("", |b| b.as_str()))
             }
             Level::Debug => {
                 if log::log_enabled!(target: "regcheck", log::Level::Debug) {

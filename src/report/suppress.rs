@@ -219,9 +219,17 @@ struct Loaded {
 static LOADED: Mutex<Option<Loaded>> = Mutex::new(None);
 crate::platform::atfork::hold_across_fork!(static HANDLERS = LOADED, Option<Loaded>);
 
-/// Rules some suppression names (bit per rule index): the one load a finding pays when no
-/// suppression names its rule.
-static RULES: AtomicU64 = AtomicU64::new(0);
+/// Rules some suppression names (bit per rule index, in words of 64): the one load a finding
+/// pays when no suppression names its rule.
+static RULES: [AtomicU64; RULE_WORDS] = [const { AtomicU64::new(0) }; RULE_WORDS];
+/// Words of [`RULES`]: room for 256 rules (a unit test proves the catalogue fits).
+const RULE_WORDS: usize = 4;
+
+/// The word and bit of `rule` in [`RULES`].
+fn rule_bit(rule: RuleId) -> (usize, u64) {
+    let i = rule.index();
+    (i / 64 % RULE_WORDS, 1u64 << (i % 64))
+}
 /// Frames a suppression needs.
 static DEPTH: AtomicU64 = AtomicU64::new(0);
 
@@ -245,23 +253,27 @@ pub fn load(paths: &[String]) -> Vec<String> {
 
 /// Use these entries (replacing any loaded before).
 pub fn install(entries: Vec<Entry>) {
-    let mut mask = 0u64;
+    let mut mask = [0u64; RULE_WORDS];
     for e in &entries {
         for r in &e.rules {
-            mask |= 1u64.checked_shl(r.index() as u32).unwrap_or(0);
+            let (w, b) = rule_bit(*r);
+            mask[w] |= b;
         }
     }
     DEPTH.store(entries.iter().map(Entry::depth).max().unwrap_or(0) as u64, Ordering::Relaxed);
     let used = vec![0; entries.len()];
     HANDLERS.ensure();
     *LOADED.lock().unwrap_or_else(PoisonError::into_inner) = Some(Loaded { entries, used, cache: HashMap::new() });
-    RULES.store(mask, Ordering::Release);
+    for (word, m) in RULES.iter().zip(mask) {
+        word.store(m, Ordering::Release);
+    }
 }
 
 /// Whether some suppression names `rule` (one atomic load).
 #[inline]
 pub fn names(rule: RuleId) -> bool {
-    RULES.load(Ordering::Relaxed) & 1u64.checked_shl(rule.index() as u32).unwrap_or(0) != 0
+    let (w, b) = rule_bit(rule);
+    RULES[w].load(Ordering::Relaxed) & b != 0
 }
 
 /// Frames the loaded suppressions need to see.
@@ -328,6 +340,13 @@ mod tests {
             object: Some("/opt/app/bin/app".into()),
             offset: 0x100,
         }
+    }
+
+    #[test]
+    fn every_rule_has_a_bit_of_its_own() {
+        assert!(RuleId::ALL.len() <= RULE_WORDS * 64, "RULES needs more words");
+        let bits: std::collections::HashSet<(usize, u64)> = RuleId::ALL.iter().map(|r| rule_bit(*r)).collect();
+        assert_eq!(bits.len(), RuleId::ALL.len());
     }
 
     #[test]
