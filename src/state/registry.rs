@@ -193,6 +193,15 @@ impl HostRegistry {
             .find_map(|(_, m)| m.by_base.get(&base).filter(|r| r.pinned_only()))
     }
 
+    /// A registration with a device address on a device other than `device` whose base is
+    /// exactly `base` (the runtime's mapped table, on its own path, answers for every device).
+    pub fn mapped_base_elsewhere(&self, device: i32, base: usize) -> Option<&HostReg> {
+        self.devices
+            .iter()
+            .filter(|(d, _)| *d != device)
+            .find_map(|(_, m)| m.by_base.get(&base).filter(|r| r.mapped()))
+    }
+
     /// Drop every registration (the vendor drops them at `aclFinalize`). Returns how many.
     pub fn clear(&mut self) -> usize {
         let n = self.len;

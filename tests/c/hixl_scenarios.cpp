@@ -564,6 +564,26 @@ int Run(const std::string &s) {
     rc("client_destroy", HixlCSClientDestroy(client));
     rc("server_unreg", HixlCSServerUnregMem(server, sh));
     rc("server_destroy", HixlCSServerDestroy(server));
+  } else if (s == "cs_server_edges") {
+    // The public HixlCSServer::RegisterMem checks neither the address nor the range's end.
+    const uint32_t port = static_cast<uint32_t>(aclsimClaimPort());
+    EndpointDesc ep{};
+    HixlServerDesc sd{};
+    sd.server_ip = "127.0.0.1";
+    sd.server_port = port;
+    sd.endpoint_list = &ep;
+    sd.endpoint_list_num = 1;
+    HixlServerConfig scfg;
+    HixlServerHandle server = nullptr;
+    rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
+    CommMem null_addr{COMM_MEM_TYPE_HOST, nullptr, kPage};
+    MemHandle h1 = nullptr, h2 = nullptr;
+    rc("server_null_addr", HixlCSServerRegMem(server, "zero", &null_addr, &h1));
+    CommMem at_top{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(UINTPTR_MAX - kPage + 1), kPage};
+    rc("server_end_at_top", HixlCSServerRegMem(server, "top", &at_top, &h2));
+    rc("server_unreg_null_addr", HixlCSServerUnregMem(server, h1));
+    rc("server_unreg_end_at_top", HixlCSServerUnregMem(server, h2));
+    rc("server_destroy", HixlCSServerDestroy(server));
   } else if (s == "cs_roce_950") {
     HixlClientDesc cd{};
     EndpointDesc ep{};

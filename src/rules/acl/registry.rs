@@ -223,6 +223,25 @@ fn devptr_findings(
     out
 }
 
+/// `pHost` is not in a registration of this device but is the base of the mapped registration
+/// `r` of another device: on the runtime-table path (a driver without the device-pointer query)
+/// the runtime falls back to its process-wide table keyed by host address and answers it
+/// (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer`, `GetMappedDevicePointer`);
+/// the driver's query is per device. regcheck cannot tell the path: the not-mapped finding
+/// only warns, saying so.
+pub fn devptr_elsewhere(findings: &mut [Finding], r: &HostReg) {
+    for f in findings.iter_mut().filter(|f| f.rule == RuleId::AclDevptrNotMapped) {
+        f.action = Some(Action::Warn);
+        f.problem.push_str(&format!(
+            " (it is the base of the registration [0x{:x}, 0x{:x}) ({}) on device {}: on the runtime-table path the runtime's process-wide table answers its device address on any device; the driver's query, per device, refuses it)",
+            r.base,
+            r.end(),
+            r.flags_text(),
+            r.device
+        ));
+    }
+}
+
 /// The vendor answered 107000 for `pHost` inside the mapped registration `r` (not at its
 /// base): the runtime's own table, used when the driver has no device-pointer query (the
 /// runtime-table path: a driver without the pinned-register feature), is keyed by the
