@@ -420,6 +420,28 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "autoconnect_refused_transfer") {
+    // hixl_cs with AutoConnect: A's first transfer links to B; a transfer from an unregistered
+    // page fails, and the vendor drops the link (HixlEngine::AutoDisconnect); B registers
+    // another page; A's next transfer to it links afresh and sees it.
+    Options o = Transports("\"roce:device\"");
+    o[hixl::OPTION_AUTO_CONNECT] = "1";
+    Init(a, kA, o);
+    Init(b, kB, o);
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, hb = nullptr, hb2 = nullptr;
+    rc("register_a", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
+    rc("register_b", Reg(b, q, kPage, hixl::MEM_HOST, &hb));
+    rc("first", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(p + 2 * kPage, q, kPage), 1000));
+    rc("register_b_late", Reg(b, q + 2 * kPage, kPage, hixl::MEM_HOST, &hb2));
+    rc("to_late", a.TransferSync(kB, hixl::WRITE, Ops(p, q + 2 * kPage, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha);
+    b.DeregisterMem(hb);
+    b.DeregisterMem(hb2);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "connect_self") {
     Init(a, kA, Transports("\"roce:device\""));  // hixl_cs
     Init(b, kB);                                  // comm
