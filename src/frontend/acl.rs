@@ -362,14 +362,14 @@ fn devptr_verdict(
     let (containing, elsewhere) = state::read(|s| {
         let containing = s.host_regs.containing(device, p).copied();
         let elsewhere = match containing {
-            None => s.host_regs.mapped_base_elsewhere(device, p).copied(),
+            None => s.host_regs.mapped_base_in_runtime_table(device, p).map(|(r, released)| (*r, released)),
             Some(_) => None,
         };
         (containing, elsewhere)
     });
     let mut findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
-    if let Some(r) = elsewhere {
-        rules::devptr_elsewhere(&mut findings, &r);
+    if let Some((r, released)) = elsewhere {
+        rules::devptr_elsewhere(&mut findings, &r, released);
     }
     if findings.is_empty() {
         return Ok(());

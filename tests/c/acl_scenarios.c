@@ -373,6 +373,15 @@ int main(int argc, char **argv) {
         printf("other_same %d\n", dev1 == dev0);
         rc("set_first", aclrtSetDevice(0));
         rc("unregister", aclrtHostUnregister(p));
+    } else if (!strcmp(s, "devptr_after_reset")) {
+        /* The device pointer of a MAPPED registration's base after the device's last reset:
+         * the runtime's process-wide table (no driver query) keeps it through the reset. */
+        char *p = aligned(4 * PAGE);
+        void *dev = NULL;
+        rc("register", aclrtHostRegisterV2(p, 4 * PAGE, ACL_HOST_REG_MAPPED));
+        rc("reset_last", aclrtResetDevice(0));
+        rc("set", aclrtSetDevice(0));
+        rc("devptr", aclrtHostGetDevicePointer(p, &dev, 0));
     } else if (!strcmp(s, "reset_force")) {
         /* aclrtResetDeviceForce releases the device whatever the count of aclrtSetDevice: its
          * registrations end with it, and the same memory registers again. */

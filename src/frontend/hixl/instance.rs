@@ -591,9 +591,9 @@ fn drop_auto_link(
         return code;
     }
     let m = &f.disconnect;
-    // SAFETY: `this` is the live instance and `remote` the caller's AscendString the transfer
-    // was called with; no lock of regcheck's is held.
-    let ret = unsafe { call_vendor!(m.symbol, ConnectFn, VENDOR_MISSING; this, remote, timeout) };
+    // `this` is the live instance and `remote` the caller's AscendString the transfer was
+    // called with; no lock of regcheck's is held.
+    let ret = call_vendor!(m.symbol, ConnectFn, VENDOR_MISSING; this, remote, timeout);
     if ret == code::SUCCESS || ret == code::NOT_CONNECTED {
         state::with(|s| {
             if let Some(i) = s.hixl.instances.get_mut(&key) {
