@@ -253,7 +253,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 };
                 (exact, s.host_regs.containing(device, p).copied(), elsewhere, s.host_unregs.seen(device, p))
             });
-            let findings: Vec<Finding> = rules::check_unregister(
+            let mut findings: Vec<Finding> = rules::check_unregister(
                 p,
                 device,
                 exact.is_some(),
@@ -263,6 +263,16 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             )
             .into_iter()
             .collect();
+            // On a chip without host registration the driver path answers 207000 before it
+            // looks for the registration, the runtime's tables 507911: both fail, with a code
+            // by path; the vendor answers.
+            if p != 0 && matches!(rules::check_product("aclrtHostUnregister", rt.soc()), ProductVerdict::Unsupported(_))
+            {
+                for f in &mut findings {
+                    f.action = Some(crate::rules::Action::Warn);
+                    f.problem.push_str(" (on this chip, which has no host registration, the driver path answers 207000 before it looks: the vendor answers)");
+                }
+            }
             // Which record the vendor's answer is about: this device's, else the pinned-only
             // one of another device the runtime's process-wide table may hold.
             let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
