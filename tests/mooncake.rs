@@ -312,7 +312,12 @@ fn a_transfer_from_an_unregistered_buffer_gets_the_vendor_code_and_nothing_crash
             assert!(!named.is_empty(), "the refusal is named:\n{}", out.dump());
             for l in &named {
                 assert!(l.contains("the local range [0x") && l.contains("fix: RegisterMem"), "{l}");
-                assert!(l.contains("103900") || l.contains("PARAM_INVALID"), "the vendor's code: {l}");
+                // A transfer that links first (the first, and the one after a refusal dropped
+                // the link, as the vendor's failure does) is warned: the vendor refuses it.
+                assert!(
+                    l.contains("103900") || l.contains("PARAM_INVALID") || l.starts_with("regcheck: warning:"),
+                    "the vendor's code: {l}"
+                );
             }
         }
     }

@@ -41,6 +41,7 @@ const ACL_EXPORTS: &[&str] = &[
     "aclrtUnmapMem",
     "aclrtSetDevice",
     "aclrtResetDevice",
+    "aclrtResetDeviceForce",
     "aclFinalize",
     "aclGetRecentErrMsg",
     "halHostRegister",

@@ -14,6 +14,8 @@
  *   C = tests/ut/acl/testcase/acl_common_unittest.cpp
  *   LE = tests/ut/slog/ut/ep/alog_host/testcase/alog_host_excp_utest.cc
  *   LF = tests/ut/slog/ut/ep/alog_host/testcase/alog_host_func_utest.cc
+ *   R = the public code itself where no unit test covers it: src/runtime/api/impl/api_impl.cc,
+ *       src/acl/aclrt_impl/device.cpp
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -629,6 +631,66 @@ static void io_pinned(void) {
 static void cp07(void) { profile("9.1.0", "0"); io_pinned(); }  /* R9 api_impl.cc:2427-2441 */
 static void cp08(void) { profile("9.2.0", "1"); io_pinned(); }  /* M:997 host_register_v2_forall_withpin */
 
+/* ---- R: the runtime's public code itself, beyond its unit tests (issue 33) ---- */
+
+/* A page of heap memory, 4 KiB aligned (the real driver's alignment). */
+static char *page_buf(size_t pages) {
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, pages * 4096) != 0) abort();
+    memset(p, 0, pages * 4096);
+    return p;
+}
+
+static void c69(void) { /* R: api_impl.cc HostRegisterV2/HostRegister: the driver answers for the chip first */
+    setenv("ACLSIM_SOC_NAME", "Ascend310P3", 1);
+    char *p = page_buf(2);
+    void *dev = NULL;
+    rt_setup("1", NULL);
+    rc(aclrtHostRegisterV2(p + 16, 4096, ACL_HOST_REG_MAPPED));
+    rc(aclrtHostRegister(p + 16, 4096, ACL_HOST_REGISTER_MAPPED, &dev));
+}
+
+static void c70(void) { /* R: api_impl.cc:2647 HostGetDevicePointer: *pDevice = GetMappedDevicePointer(pHost) */
+    char *p = page_buf(1);
+    void *dev = (void *)0x123;
+    rt_setup("0", "0");
+    rc(aclrtHostGetDevicePointer(p, &dev, 0));
+    put(dev == NULL ? "null" : "set");
+}
+
+static void c71(void) { /* R: api_impl.cc:2647 HostGetDevicePointer: the mapped table is process-wide */
+    setenv("ACLSIM_DEVICE_COUNT", "2", 1);
+    char *p = page_buf(1);
+    void *dev0 = NULL, *dev1 = NULL;
+    rt_setup("0", "0");
+    rc(aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_MAPPED));
+    rc(aclrtHostGetDevicePointer(p, &dev0, 0));
+    rc(aclrtSetDevice(1));
+    rc(aclrtHostGetDevicePointer(p, &dev1, 0));
+    put(dev1 == dev0 ? "same" : "other");
+    rc(aclrtSetDevice(0));
+    rc(aclrtHostUnregister(p));
+}
+
+static void c72(void) { /* R: api_impl.cc HostRegisterV2: PINNED-only goes to the runtime's table alone */
+    char *p = page_buf(1);
+    rt_setup("0", NULL);
+    rc(aclrtHostRegisterV2(p, UINT64_MAX, ACL_HOST_REG_PINNED));
+    REG();
+    rc(aclrtHostUnregister(p));
+}
+
+static void c73(void) { /* R: device.cpp:101 aclrtResetDeviceForceImpl: the device released at once */
+    char *p = page_buf(1);
+    rt_setup("1", NULL);
+    rc(aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_MAPPED));
+    rc(aclrtSetDevice(0));
+    rc(aclrtResetDeviceForce(0));
+    rc(aclrtSetDevice(0));
+    rc(aclrtHostRegisterV2(p, 4096, ACL_HOST_REG_MAPPED));
+    rc(aclrtHostUnregister(p));
+}
+
 static const struct {
     const char *id;
     void (*fn)(void);
@@ -646,7 +708,8 @@ static const struct {
     {"ACL-C51", c51}, {"ACL-C52", c52}, {"ACL-C53", c53}, {"ACL-C54", c54}, {"ACL-C55", c55},
     {"ACL-C56", c56}, {"ACL-C57", c57}, {"ACL-C58", c58}, {"ACL-C59", c59}, {"ACL-C60", c60},
     {"ACL-C61", c61}, {"ACL-C62", c62}, {"ACL-C63", c63}, {"ACL-C64", c64}, {"ACL-C65", c65},
-    {"ACL-C66", c66}, {"ACL-C67", c67}, {"ACL-C68", c68},
+    {"ACL-C66", c66}, {"ACL-C67", c67}, {"ACL-C68", c68}, {"ACL-C69", c69}, {"ACL-C70", c70},
+    {"ACL-C71", c71}, {"ACL-C72", c72}, {"ACL-C73", c73},
     {"ACL-CP01", cp01}, {"ACL-CP02", cp02}, {"ACL-CP03", cp03}, {"ACL-CP04", cp04},
     {"ACL-CP05", cp05}, {"ACL-CP06", cp06}, {"ACL-CP07", cp07}, {"ACL-CP08", cp08},
 };

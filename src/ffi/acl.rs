@@ -121,6 +121,13 @@ pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> i32 {
     frontend::acl::reset_device(device_id)
 }
 
+/// `aclError aclrtResetDeviceForce(int32_t deviceId)`: forwarded; the vendor releases the
+/// device at once, and its registrations are forgotten as at the last `aclrtResetDevice`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> i32 {
+    frontend::acl::reset_device_force(device_id)
+}
+
 /// `aclError aclFinalize(void)`: forwarded; every registration is forgotten.
 #[no_mangle]
 pub unsafe extern "C" fn aclFinalize() -> i32 {

@@ -41,6 +41,7 @@ static MAP_MEM: Symbol = Symbol::new(Library::Acl, c"aclrtMapMem");
 static UNMAP_MEM: Symbol = Symbol::new(Library::Acl, c"aclrtUnmapMem");
 static SET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtSetDevice");
 static RESET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDevice");
+static RESET_DEVICE_FORCE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDeviceForce");
 static FINALIZE: Symbol = Symbol::new(Library::Acl, c"aclFinalize");
 
 fn reg_args_text(a: &RegArgs) -> String {
@@ -203,7 +204,7 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, site: usize, ret: i32)
     if ret != code::SUCCESS {
         return;
     }
-    if let Some((start, end)) = a.range() {
+    if let Some((start, end)) = a.recorded_range() {
         state::with(|s| {
             s.host_unregs.forget(device, start);
             s.host_reg_sites.note(device, start, site);
@@ -293,7 +294,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 let seen = s.host_unregs.seen(device, p);
                 (exact, s.host_regs.containing(device, p).copied(), elsewhere, seen, s.host_unregs.site(device, p))
             });
-            let findings: Vec<Finding> = rules::check_unregister(
+            let mut findings: Vec<Finding> = rules::check_unregister(
                 p,
                 device,
                 exact.is_some(),
@@ -310,6 +311,16 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
                 _ => f,
             })
             .collect();
+            // On a chip without host registration the driver path answers 207000 before it
+            // looks for the registration, the runtime's tables 507911: both fail, with a code
+            // by path; the vendor answers.
+            if p != 0 && matches!(rules::check_product("aclrtHostUnregister", rt.soc()), ProductVerdict::Unsupported(_))
+            {
+                for f in &mut findings {
+                    f.action = Some(crate::rules::Action::Warn);
+                    f.problem.push_str(" (on this chip, which has no host registration, the driver path answers 207000 before it looks: the vendor answers)");
+                }
+            }
             // Which record the vendor's answer is about: this device's, else the pinned-only
             // one of another device the runtime's process-wide table may hold.
             let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
@@ -406,14 +417,34 @@ fn devptr_verdict(
     flag: u32,
 ) -> Result<(), i32> {
     let p = p_host as usize;
-    let containing = state::snapshot::read(|v| v.host_regs.containing(device, p).copied());
-    let findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
+    let (containing, elsewhere) = state::read(|s| {
+        let containing = s.host_regs.containing(device, p).copied();
+        let elsewhere = match containing {
+            None => s.host_regs.mapped_base_in_runtime_table(device, p).map(|(r, released)| (*r, released)),
+            Some(_) => None,
+        };
+        (containing, elsewhere)
+    });
+    let mut findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
+    if let Some((r, released)) = elsewhere {
+        rules::devptr_elsewhere(&mut findings, &r, released);
+    }
     if findings.is_empty() {
         return Ok(());
     }
     let args = format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
     match decide(rt, Api::C, "aclrtHostGetDevicePointer", &args, &findings) {
-        Verdict::Reject(c) => Err(c as i32),
+        Verdict::Reject(c) => {
+            // The runtime's 107000 for an address it has no device address of is answered
+            // after `*pDevice = GetMappedDevicePointer(pHost)`, NULL (hicann/runtime
+            // `api_impl.cc`, `ApiImpl::HostGetDevicePointer`); the ACL layer's 100000 (NULL
+            // arguments, a flag) writes nothing.
+            if c == i64::from(code::RT_PARAM_INVALID) && !p_device.is_null() {
+                // SAFETY: the caller's `void **pDevice`, non-NULL, as the vendor writes it.
+                unsafe { *p_device = std::ptr::null_mut() };
+            }
+            Err(c as i32)
+        }
         Verdict::Forward => Ok(()),
     }
 }
@@ -594,34 +625,50 @@ pub fn reset_device(device: i32) -> i32 {
         "aclrtResetDevice",
         |_| Ok(()),
         || call_vendor!(RESET_DEVICE, DeviceFn, code::API_NOT_SUPPORT; device),
-        |_, (), ret| {
-            if *ret != code::SUCCESS {
-                return;
-            }
-            let (dropped, kept) = state::with(|s| {
-                let refs = s.device_refs.entry(device).or_insert(0);
-                *refs = refs.saturating_sub(1);
-                if *refs == 0 {
-                    s.device_refs.remove(&device);
-                    s.host_regs.reset_device(device)
-                } else {
-                    (0, 0)
-                }
-            });
-            if dropped > 0 {
-                log::info!(
-                    target: "regcheck",
-                    "aclrtResetDevice({device}) released the device with {dropped} host registration(s) with a device address still live; the driver forgets them with the device (unregister before resetting)"
-                );
-            }
-            if kept > 0 {
-                log::info!(
-                    target: "regcheck",
-                    "aclrtResetDevice({device}) released the device with {kept} PINNED-only host registration(s) still live: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide table keeps them until aclrtHostUnregister; on the driver path they end with the device"
-                );
-            }
-        },
+        |_, (), ret| record_reset("aclrtResetDevice", device, false, *ret),
     )
+}
+
+/// `aclrtResetDeviceForce(deviceId)`: the vendor releases the device whatever the count of its
+/// `aclrtSetDevice` calls (hicann/runtime `device.cpp`, `aclrtResetDeviceForceImpl`,
+/// `rtDeviceResetForce`); regcheck forgets what [`reset_device`] forgets at the last reset.
+pub fn reset_device_force(device: i32) -> i32 {
+    run(
+        "aclrtResetDeviceForce",
+        |_| Ok(()),
+        || call_vendor!(RESET_DEVICE_FORCE, DeviceFn, code::API_NOT_SUPPORT; device),
+        |_, (), ret| record_reset("aclrtResetDeviceForce", device, true, *ret),
+    )
+}
+
+/// A device reset the vendor answered `ret`: the device is released at its last reset, or at
+/// once when `force`d.
+fn record_reset(call: &str, device: i32, force: bool, ret: i32) {
+    if ret != code::SUCCESS {
+        return;
+    }
+    let (dropped, kept) = state::with(|s| {
+        let refs = s.device_refs.entry(device).or_insert(0);
+        *refs = if force { 0 } else { refs.saturating_sub(1) };
+        if *refs == 0 {
+            s.device_refs.remove(&device);
+            s.host_regs.reset_device(device)
+        } else {
+            (0, 0)
+        }
+    });
+    if dropped > 0 {
+        log::info!(
+            target: "regcheck",
+            "{call}({device}) released the device with {dropped} host registration(s) with a device address still live; the driver forgets them with the device (unregister before resetting)"
+        );
+    }
+    if kept > 0 {
+        log::info!(
+            target: "regcheck",
+            "{call}({device}) released the device with {kept} PINNED-only host registration(s) still live: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide table keeps them until aclrtHostUnregister; on the driver path they end with the device"
+        );
+    }
 }
 
 /// `aclFinalize()`: forwarded; nothing is forgotten. The vendor's aclFinalize ends what aclInit

@@ -86,6 +86,11 @@ pub struct HostRegistry {
     /// devices).
     devices: Vec<(i32, DeviceRegs)>,
     len: usize,
+    /// Registrations with a device address that a device reset dropped, by base: on the
+    /// runtime-table path the runtime's process-wide mapped table keeps them, and answers the
+    /// device pointer of their base, until `aclrtHostUnregister` succeeds (hicann/runtime
+    /// `api_impl.cc`, `InsertMappedMemory`, `GetMappedDevicePointer`). Read on cold paths only.
+    released: BTreeMap<usize, HostReg>,
 }
 
 /// The live host registrations of one device.
@@ -110,6 +115,7 @@ impl HostRegistry {
                 i
             }
         };
+        self.released.remove(&reg.base);
         let d = &mut self.devices[i].1;
         match d.by_base.insert(reg.base, reg) {
             Some(old) => {
@@ -189,6 +195,7 @@ impl HostRegistry {
                 self.insert(HostReg { after_reset: true, ..r });
                 kept += 1;
             } else {
+                self.released.insert(r.base, r);
                 dropped += 1;
             }
         }
@@ -202,6 +209,18 @@ impl HostRegistry {
             .iter()
             .filter(|(d, _)| *d != device)
             .find_map(|(_, m)| m.by_base.get(&base).filter(|r| r.pinned_only()))
+    }
+
+    /// A registration with a device address whose base is exactly `base`, on a device other
+    /// than `device` or dropped by a device reset (`true`): the runtime's mapped table, on its
+    /// own path, answers for every device and outlives the reset.
+    pub fn mapped_base_in_runtime_table(&self, device: i32, base: usize) -> Option<(&HostReg, bool)> {
+        self.devices
+            .iter()
+            .filter(|(d, _)| *d != device)
+            .find_map(|(_, m)| m.by_base.get(&base).filter(|r| r.mapped()))
+            .map(|r| (r, false))
+            .or_else(|| self.released.get(&base).map(|r| (r, true)))
     }
 
     /// Drop every registration (the vendor drops them at `aclFinalize`). Returns how many.

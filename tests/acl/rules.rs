@@ -641,3 +641,128 @@ fn an_overlap_on_another_device_is_explained_on_the_runtime_table_path() {
         }
     }
 }
+
+/// The vendor's order of checks: on a chip without host registration (Ascend310P3) the driver
+/// refuses the chip (207000) before it looks at the range; a misaligned pointer there gets the
+/// chip's code from regcheck too (issue 33 item 8).
+#[test]
+fn an_unsupported_chip_is_refused_before_the_alignment() {
+    let env = &[("ACLSIM_SOC_NAME", "Ascend310P3")];
+    let want = vec![("register".to_string(), 207000), ("register_v1".to_string(), 207000)];
+    assert_eq!(codes(&bare("unsupported_chip_misaligned", env)), want, "the vendor's behaviour");
+    for mode in MODES {
+        let o = run_in(mode, "unsupported_chip_misaligned", env);
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(codes(&o), want, "{}", ctx());
+        assert!(o.stderr.contains("[ACL-HOSTREG-PRODUCT]"), "{}", ctx());
+    }
+}
+
+/// The device pointer of a registration's base asked with another device current: on the
+/// runtime-table path the runtime's process-wide table answers it (bare 0, the same address);
+/// regcheck, which cannot tell the path, warns and forwards (issue 33 item 2).
+#[test]
+fn a_device_pointer_asked_on_another_device_is_the_vendors_to_answer() {
+    let env = &[("ACLSIM_PIN_REGISTER", "0"), ("ACLSIM_DEVICE_COUNT", "2")];
+    let b = bare("devptr_other_device", env);
+    let want = codes(&b);
+    assert_eq!(want[3], ("devptr_other".to_string(), 0), "the vendor's behaviour: {}", b.dump());
+    assert_eq!(value(&b, "other_same"), Some(1), "{}", b.dump());
+    for mode in [Mode::Preload, Mode::Shared] {
+        let o = scenarios().run(mode).arg("devptr_other_device");
+        let o = env.iter().fold(o, |r, (k, v)| r.env(k, v)).audit().run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(codes(&o), want, "{}", ctx());
+        assert_eq!(value(&o, "other_same"), Some(1), "{}", ctx());
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 2, "{}", ctx());
+        assert!(o.stderr.contains("regcheck: warning: [ACL-DEVPTR-NOT-MAPPED]"), "{}", ctx());
+        assert!(!o.stderr.contains("regcheck: error"), "{}", ctx());
+    }
+}
+
+/// The device pointer of a MAPPED registration's base after the device's last reset: on the
+/// runtime-table path the runtime's process-wide table still answers it (bare 0); on the
+/// driver path the driver forgot it (107000). regcheck warns and the vendor answers, on both
+/// (found by the differential test once it made forced resets: seed 0x0).
+#[test]
+fn a_device_pointer_after_a_reset_is_the_vendors_to_answer() {
+    for (path, devptr) in [("0", 0), ("1", 107000)] {
+        let env = &[("ACLSIM_PIN_REGISTER", path)];
+        let want: Vec<(String, i32)> = [("register", 0), ("reset_last", 0), ("set", 0), ("devptr", devptr)]
+            .iter()
+            .map(|(l, c)| (l.to_string(), *c))
+            .collect();
+        assert_eq!(codes(&bare("devptr_after_reset", env)), want, "the vendor's behaviour, path {path}");
+        for mode in [Mode::Preload, Mode::Shared] {
+            let o = scenarios().run(mode).arg("devptr_after_reset").env("ACLSIM_PIN_REGISTER", path).audit().run();
+            let ctx = || format!("path {path}, {mode:?}\n{}", o.dump());
+            assert_eq!(codes(&o), want, "{}", ctx());
+            assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 1, "{}", ctx());
+            assert!(o.stderr.contains("regcheck: warning: [ACL-DEVPTR-NOT-MAPPED]"), "{}", ctx());
+        }
+    }
+}
+
+/// `aclrtResetDeviceForce` releases the device whatever the count of `aclrtSetDevice` calls:
+/// regcheck sees it and forgets the device's registrations as at the last `aclrtResetDevice`,
+/// so on the driver's path, where the reset ends them, the same memory registers again
+/// (issue 33 item 3).
+#[test]
+fn a_forced_reset_forgets_the_devices_registrations() {
+    let driver_path = &[("ACLSIM_PIN_REGISTER", "1")];
+    let want: Vec<(String, i32)> = [
+        ("register", 0),
+        ("set_again", 0),
+        ("reset_force", 0),
+        ("set", 0),
+        ("register_after_reset", 0),
+        ("unregister", 0),
+    ]
+    .iter()
+    .map(|(l, c)| (l.to_string(), *c))
+    .collect();
+    assert_eq!(codes(&bare("reset_force", driver_path)), want, "the vendor's behaviour");
+    for mode in [Mode::Preload, Mode::Shared] {
+        let o = scenarios().run(mode).arg("reset_force").env("ACLSIM_PIN_REGISTER", "1").audit().run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(codes(&o), want, "{}", ctx());
+        assert_eq!(value(&o, "live"), Some(0), "{}", ctx());
+        assert!(!o.stderr.contains("regcheck: error"), "{}", ctx());
+        assert_eq!(o.sim_calls("aclrtResetDeviceForce"), 1, "{}", ctx());
+    }
+}
+
+/// A PINNED-only registration whose size runs past the end of the address space, which the
+/// runtime's tables take: recorded, so its unregistration is not refused (issue 33 item 5).
+#[test]
+fn a_pinned_only_registration_with_a_wrapping_size_is_recorded() {
+    let env = &[("ACLSIM_PIN_REGISTER", "0")];
+    let want = vec![("register".to_string(), 0), ("unregister".to_string(), 0)];
+    assert_eq!(codes(&bare("pinned_wrapping_size", env)), want, "the vendor's behaviour");
+    for mode in [Mode::Preload, Mode::Shared] {
+        let o = scenarios().run(mode).arg("pinned_wrapping_size").env("ACLSIM_PIN_REGISTER", "0").audit().run();
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        assert_eq!(codes(&o), want, "{}", ctx());
+        assert_eq!(value(&o, "live"), Some(0), "{}", ctx());
+        assert!(!o.stderr.contains("[ACL-HOSTUNREG-NOT-REGISTERED]"), "{}", ctx());
+    }
+}
+
+/// memfd and shared anonymous memory are never `aclrtMallocHost`'s: a pageable registration
+/// of them on an old kernel is certain, with or without `LD_AUDIT`, and rejected before the
+/// driver's exception (issue 33 item 10).
+#[test]
+fn shared_memory_on_an_old_kernel_is_certainly_pageable() {
+    for scenario in ["memfd", "shared_anon"] {
+        let o = bare(scenario, OLD_KERNEL);
+        assert!(o.aborted(), "the vendor's behaviour: {}", o.dump());
+        Case {
+            scenario,
+            env: OLD_KERNEL,
+            codes: &[("register", 100000), ("unregister", 507911)],
+            rule: Some("ACL-HOSTREG-PAGEABLE-OLD-KERNEL"),
+            forwarded: (V2, 0),
+        }
+        .check();
+    }
+}

@@ -420,6 +420,28 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "autoconnect_refused_transfer") {
+    // hixl_cs with AutoConnect: A's first transfer links to B; a transfer from an unregistered
+    // page fails, and the vendor drops the link (HixlEngine::AutoDisconnect); B registers
+    // another page; A's next transfer to it links afresh and sees it.
+    Options o = Transports("\"roce:device\"");
+    o[hixl::OPTION_AUTO_CONNECT] = "1";
+    Init(a, kA, o);
+    Init(b, kB, o);
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, hb = nullptr, hb2 = nullptr;
+    rc("register_a", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
+    rc("register_b", Reg(b, q, kPage, hixl::MEM_HOST, &hb));
+    rc("first", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(p + 2 * kPage, q, kPage), 1000));
+    rc("register_b_late", Reg(b, q + 2 * kPage, kPage, hixl::MEM_HOST, &hb2));
+    rc("to_late", a.TransferSync(kB, hixl::WRITE, Ops(p, q + 2 * kPage, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha);
+    b.DeregisterMem(hb);
+    b.DeregisterMem(hb2);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "connect_self") {
     Init(a, kA, Transports("\"roce:device\""));  // hixl_cs
     Init(b, kB);                                  // comm
@@ -563,6 +585,26 @@ int Run(const std::string &s) {
     rc("client_unreg_twice", HixlCSClientUnregMem(client, ch));
     rc("client_destroy", HixlCSClientDestroy(client));
     rc("server_unreg", HixlCSServerUnregMem(server, sh));
+    rc("server_destroy", HixlCSServerDestroy(server));
+  } else if (s == "cs_server_edges") {
+    // The public HixlCSServer::RegisterMem checks neither the address nor the range's end.
+    const uint32_t port = static_cast<uint32_t>(aclsimClaimPort());
+    EndpointDesc ep{};
+    HixlServerDesc sd{};
+    sd.server_ip = "127.0.0.1";
+    sd.server_port = port;
+    sd.endpoint_list = &ep;
+    sd.endpoint_list_num = 1;
+    HixlServerConfig scfg;
+    HixlServerHandle server = nullptr;
+    rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
+    CommMem null_addr{COMM_MEM_TYPE_HOST, nullptr, kPage};
+    MemHandle h1 = nullptr, h2 = nullptr;
+    rc("server_null_addr", HixlCSServerRegMem(server, "zero", &null_addr, &h1));
+    CommMem at_top{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(UINTPTR_MAX - kPage + 1), kPage};
+    rc("server_end_at_top", HixlCSServerRegMem(server, "top", &at_top, &h2));
+    rc("server_unreg_null_addr", HixlCSServerUnregMem(server, h1));
+    rc("server_unreg_end_at_top", HixlCSServerUnregMem(server, h2));
     rc("server_destroy", HixlCSServerDestroy(server));
   } else if (s == "cs_roce_950") {
     HixlClientDesc cd{};

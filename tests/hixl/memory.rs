@@ -278,3 +278,26 @@ fn hixl_cs_memory_rules() {
     }
     .check_audited();
 }
+
+/// `HixlCSServerRegMem` of address 0, or of a range ending exactly at 2^64: the public
+/// `HixlCSServer::RegisterMem` checks neither (the memory goes to hcomm), so regcheck warns
+/// and forwards (issue 33 item 4).
+#[test]
+fn hixl_cs_server_takes_what_it_does_not_check() {
+    Case {
+        scenario: "cs_server_edges",
+        env: &[],
+        codes: &[
+            ("server_create", 0),
+            ("server_null_addr", 0),
+            ("server_end_at_top", 0),
+            ("server_unreg_null_addr", 0),
+            ("server_unreg_end_at_top", 0),
+            ("server_destroy", 0),
+        ],
+        rules: &["HIXL-REG-NULL-ADDR", "HIXL-REG-RANGE-OVERFLOW"],
+        absent: &[],
+        forwarded: &[("HixlCSServerRegMem", 2), ("HixlCSServerUnregMem", 2)],
+    }
+    .check_audited();
+}

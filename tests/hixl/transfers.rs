@@ -211,3 +211,36 @@ fn leaks_are_listed_at_finalize_and_destruction() {
         assert_eq!(o.stderr.matches("[HIXL-FINALIZE-LEAK]").count(), 2, "once each, not again from ~Hixl's Finalize");
     }
 }
+
+/// A transfer regcheck refuses on an AutoConnect hixl_cs instance leaves the vendor as its own
+/// failure would: the link dropped (HixlEngine::AutoDisconnect), so a page the peer registers
+/// afterwards draws no HIXL-REG-AFTER-CONNECT warning and the next valid transfer links afresh
+/// and moves the bytes (issue 33 item 6).
+#[test]
+fn a_refused_transfer_drops_the_autoconnect_link_as_the_vendors_failure_does() {
+    let want: Vec<(String, u32)> = [
+        ("register_a", 0),
+        ("register_b", 0),
+        ("first", 0),
+        ("unregistered", 103900),
+        ("register_b_late", 0),
+        ("to_late", 0),
+        ("disconnect", 0),
+    ]
+    .iter()
+    .map(|(l, c)| (l.to_string(), *c))
+    .collect();
+    let b = crate::scenarios().bare().arg("autoconnect_refused_transfer").run();
+    assert_eq!(crate::codes(&b), want, "the vendor's behaviour: {}", b.dump());
+    for mode in [testkit::Mode::Preload, testkit::Mode::Shared] {
+        for audited in [false, true] {
+            let r = crate::scenarios().run(mode).arg("autoconnect_refused_transfer");
+            let o = if audited { r.audit() } else { r }.run();
+            let ctx = || format!("{mode:?}, audited {audited}\n{}", o.dump());
+            assert_eq!(crate::codes(&o), want, "{}", ctx());
+            assert!(o.stderr.contains("[HIXL-XFER-LOCAL-UNREGISTERED]"), "{}", ctx());
+            assert!(!o.stderr.contains("[HIXL-REG-AFTER-CONNECT]"), "{}", ctx());
+            assert_eq!(o.sim_calls(XFER), 2, "the refused transfer is not forwarded: {}", ctx());
+        }
+    }
+}

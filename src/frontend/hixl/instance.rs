@@ -548,7 +548,10 @@ fn check_transfer(
     let own = adxl_own(rt, &side);
     match judged {
         Some(true) if own.is_empty() => Ok(side),
-        Some(_) => transfer_verdict(rt, call, sync, this as usize, remote, op, ops, own).map(|()| side),
+        Some(_) => match transfer_verdict(rt, call, sync, this as usize, remote, op, ops, own) {
+            Ok(()) => Ok(side),
+            Err(c) => Err(drop_auto_link(f, call, this, remote, side, timeout.unwrap_or(AUTO_CONNECT_TIMEOUT_MS), c)),
+        },
         None => {
             rt.note_once("hixl-remote-unreadable", log::Level::Info, || {
                 format!(
@@ -565,6 +568,65 @@ fn check_transfer(
             Ok(side)
         }
     }
+}
+
+/// HixlEngine's time-out for the links it makes and drops itself around an asynchronous
+/// transfer (hicann/hixl `src/hixl/engine/hixl_engine.cc`, `kAutoConnectTimeout`).
+const AUTO_CONNECT_TIMEOUT_MS: i32 = 3000;
+
+/// A transfer regcheck refused (`code`) on an AutoConnect instance that is linked to the peer:
+/// the vendor's own failure of it would have dropped the link (hicann/hixl
+/// `src/hixl/engine/hixl_engine.cc`, `TransferSync`/`TransferAsync` -> `AutoDisconnect`;
+/// `src/hixl/fabric_mem/`, `DisconnectOnTransferError`), and the next transfer would link
+/// afresh, seeing the peer's registrations then. So regcheck forwards the Disconnect the vendor
+/// would make, and its records follow. Not on the comm engine (its own checks, whose failures
+/// regcheck's transfer rules stand for, keep the link) nor where there is no link (the vendor's
+/// AutoConnect would have linked and dropped it: nothing changes). Returns `code`.
+#[cold]
+#[inline(never)]
+fn drop_auto_link(
+    f: &'static Front,
+    call: &str,
+    this: *mut c_void,
+    remote: *const c_void,
+    side: XferSide,
+    timeout: i32,
+    code: u32,
+) -> u32 {
+    if !side.auto_connect || side.connects_first {
+        return code;
+    }
+    let Some(name) = with_ascend_bytes(remote, <[u8]>::to_vec) else { return code };
+    let key = this as usize;
+    let linked = state::read(|s| {
+        s.hixl.instances.get(&key).is_some_and(|i| {
+            i.phase == Phase::Initialized
+                && matches!(i.engine, Some(Engine::HixlCs | Engine::FabricMem))
+                && (i.links.contains(&name) || i.peer_views.get(&name).is_some())
+        })
+    });
+    if !linked {
+        return code;
+    }
+    let m = &f.disconnect;
+    // `this` is the live instance and `remote` the caller's AscendString the transfer was
+    // called with; no lock of regcheck's is held.
+    let ret = call_vendor!(m.symbol, ConnectFn, VENDOR_MISSING; this, remote, timeout);
+    if ret == code::SUCCESS || ret == code::NOT_CONNECTED {
+        state::with(|s| {
+            if let Some(i) = s.hixl.instances.get_mut(&key) {
+                i.peer_views.remove(&name);
+                i.links.remove(&name);
+            }
+        });
+    }
+    log::info!(
+        target: "regcheck",
+        "{call}: the refused transfer's AutoConnect link to {:?} is dropped, as the vendor's own failure drops it ({} answered {ret})",
+        String::from_utf8_lossy(&name),
+        m.name
+    );
+    code
 }
 
 /// The record of a transfer: with AutoConnect, the vendor links at the first transfer to a

@@ -102,11 +102,16 @@ pub fn locked_from_view(view: &RangeView) -> Locked {
 }
 
 /// Whether every mapping of the range is one that `aclrtMallocHost` never returns (the heap, a
-/// thread's stack, a regular file's mapping): then regcheck knows the memory is not from
-/// aclrtMallocHost even when its records may lack calls.
+/// thread's stack, a regular file's mapping, shared memory: memfd, `/dev/shm`, System V, or a
+/// shared anonymous mapping): then regcheck knows the memory is not from aclrtMallocHost even
+/// when its records may lack calls.
 pub fn certainly_not_malloc_host(view: &RangeView) -> bool {
     !view.mappings.is_empty()
-        && view.mappings.iter().all(|m| matches!(m.backing, Backing::Heap | Backing::Stack | Backing::File(_)))
+        && view.mappings.iter().all(|m| match m.backing {
+            Backing::Heap | Backing::Stack | Backing::File(_) | Backing::SharedMemory(_) => true,
+            Backing::Anonymous => m.shared,
+            _ => false,
+        })
 }
 
 pub use crate::platform::kernel::KernelFacts;
@@ -247,6 +252,15 @@ mod tests {
         let heap = RangeView { mappings: vec![mapping(0, 10, true, Backing::Heap)], gaps: vec![] };
         assert!(certainly_not_malloc_host(&heap));
         assert!(!certainly_not_malloc_host(&RangeView { mappings: vec![], gaps: vec![(0, 10)] }));
+        let memfd = RangeView {
+            mappings: vec![mapping(0, 10, true, Backing::SharedMemory("/memfd:x (deleted)".into()))],
+            gaps: vec![],
+        };
+        assert!(certainly_not_malloc_host(&memfd), "memfd memory is never aclrtMallocHost's");
+        let mut shared_anon = RangeView { mappings: vec![mapping(0, 10, true, Backing::Anonymous)], gaps: vec![] };
+        assert!(!certainly_not_malloc_host(&shared_anon), "private anonymous memory may be aclrtMallocHost's");
+        shared_anon.mappings[0].shared = true;
+        assert!(certainly_not_malloc_host(&shared_anon), "shared anonymous memory is never aclrtMallocHost's");
         view.mappings.push(mapping(10, 20, true, Backing::Anonymous));
         view.mappings[1].locked = Some(false);
         assert_eq!(locked_from_view(&view), Locked::No);

@@ -78,6 +78,16 @@ impl RegArgs {
         let size = usize::try_from(self.size).ok()?;
         self.ptr.checked_add(size).map(|end| (self.ptr, end))
     }
+
+    /// The range a registration the vendor accepted is recorded with: [`RegArgs::range`], or,
+    /// for a size that runs past the end of the address space (a PINNED-only registration on
+    /// the runtime's own tables takes it without asking the driver), up to the end of it.
+    pub fn recorded_range(&self) -> Option<(usize, usize)> {
+        if self.ptr == 0 || self.size == 0 {
+            return None;
+        }
+        self.range().or(Some((self.ptr, usize::MAX)))
+    }
 }
 
 /// The device a call ran on, for messages (`device 0`; -1 means `aclrtGetDevice` failed).
@@ -107,15 +117,23 @@ pub fn human(bytes: u64) -> String {
 /// Where in the vendor's stack a registration rule's check happens, so that findings can be
 /// put in the order the vendor fails and the first error's code is the vendor's own: the
 /// ACL layer (NULL, size 0), the runtime's argument checks (flag or type bits), the runtime's
-/// context check, then the driver (product, alignment, the memory itself) (hicann/runtime
-/// `src/acl/aclrt_impl/memory.cpp`, `src/runtime/api/impl/api_error.cc`, `api_impl.cc`).
+/// context check, then the driver: first whether the chip supports host registration at all
+/// (an unsupported chip answers 207000 whatever the range), then the range (alignment, the
+/// memory itself) (hicann/runtime `src/acl/aclrt_impl/memory.cpp`,
+/// `src/runtime/api/impl/api_error.cc`, `api_impl.cc`; the simulator's driver, `drv_host_register`).
 pub fn vendor_layer(rule: RuleId) -> u8 {
     match rule {
         RuleId::AclHostregNull | RuleId::AclHostregSizeZero => 0,
         RuleId::AclHostregFlagInvalid => 1,
         RuleId::AclHostregNoContext => 2,
-        _ => 3,
+        RuleId::AclHostregProduct => 3,
+        _ => 4,
     }
+}
+
+/// Whether a registration rule's check is the driver's (the product, the range, the memory).
+pub fn is_driver_check(rule: RuleId) -> bool {
+    vendor_layer(rule) >= 3
 }
 
 /// A PINNED-only registration (no MAPPED, IOMEMORY or READONLY) reaches the driver only on its
@@ -130,7 +148,7 @@ pub fn for_pinned_only(a: &RegArgs, findings: &mut [crate::rules::Finding]) {
         return;
     }
     for f in findings.iter_mut() {
-        let driver = vendor_layer(f.rule) == 3 && f.rule != RuleId::AclHostregOverlap;
+        let driver = is_driver_check(f.rule) && f.rule != RuleId::AclHostregOverlap;
         if driver && f.action.unwrap_or(f.rule.info().default) == crate::rules::Action::Error {
             f.action = Some(crate::rules::Action::Warn);
             f.problem.push_str(
@@ -188,10 +206,10 @@ mod tests {
                 RuleId::AclHostregSizeZero,
                 RuleId::AclHostregFlagInvalid,
                 RuleId::AclHostregNoContext,
-                RuleId::AclHostregAlign,
                 RuleId::AclHostregProduct,
+                RuleId::AclHostregAlign,
             ],
-            "the context check (107002) comes before the driver's product check (207000)"
+            "the context check (107002) comes before the driver's product check (207000), which comes before its alignment check"
         );
     }
 }

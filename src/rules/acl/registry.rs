@@ -263,6 +263,30 @@ fn devptr_findings(
     out
 }
 
+/// `pHost` is not in a live registration of this device but is the base of the mapped
+/// registration `r` of another device, or of one a device reset `released`: on the
+/// runtime-table path (a driver without the device-pointer query) the runtime falls back to
+/// its process-wide table keyed by host address, which no reset erases, and answers it
+/// (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer`, `GetMappedDevicePointer`);
+/// the driver's query is per device and ends with it. regcheck cannot tell the path: the
+/// not-mapped finding only warns, saying so.
+pub fn devptr_elsewhere(findings: &mut [Finding], r: &HostReg, released: bool) {
+    let whose = if released {
+        format!("made on device {} before a reset released the device", r.device)
+    } else {
+        format!("on device {}", r.device)
+    };
+    for f in findings.iter_mut().filter(|f| f.rule == RuleId::AclDevptrNotMapped) {
+        f.action = Some(Action::Warn);
+        f.problem.push_str(&format!(
+            " (it is the base of the registration [0x{:x}, 0x{:x}) ({}) {whose}: on the runtime-table path the runtime's process-wide table answers its device address on any device, through resets; the driver's query, per device, refuses it)",
+            r.base,
+            r.end(),
+            r.flags_text(),
+        ));
+    }
+}
+
 /// The vendor answered 107000 for `pHost` inside the mapped registration `r` (not at its
 /// base): the runtime's own table, used when the driver has no device-pointer query (the
 /// runtime-table path: a driver without the pinned-register feature), is keyed by the

@@ -3,6 +3,7 @@
 // libacl_rt.so (what only the LD_AUDIT module sees).
 //
 //   set V D / reset V D          aclrtSetDevice / aclrtResetDevice(D)
+//   resetf V D                   aclrtResetDeviceForce(D)
 //   r2 V K P OFF SIZE FLAG       aclrtHostRegisterV2(addr(K, P, OFF), SIZE, FLAG)
 //   r1 V K P OFF SIZE TYPE       aclrtHostRegister(addr, SIZE, TYPE, &dev)
 //   u V K P OFF                  aclrtHostUnregister(addr)
@@ -19,6 +20,7 @@ namespace {
 struct Api {
   aclError (*set)(int32_t);
   aclError (*reset)(int32_t);
+  aclError (*reset_force)(int32_t);
   aclError (*reg2)(void *, uint64_t, uint32_t);
   aclError (*reg1)(void *, uint64_t, aclrtHostRegisterType, void **);
   aclError (*unreg)(void *);
@@ -30,10 +32,11 @@ struct Api {
 Api plt, dl;
 
 void Setup(World &w) {
-  plt = Api{aclrtSetDevice, aclrtResetDevice, aclrtHostRegisterV2, aclrtHostRegister,
+  plt = Api{aclrtSetDevice, aclrtResetDevice, aclrtResetDeviceForce, aclrtHostRegisterV2, aclrtHostRegister,
             aclrtHostUnregister, aclrtHostGetDevicePointer, aclrtMallocHost, aclrtFreeHost};
   Load(dl.set, w.acl, "aclrtSetDevice");
   Load(dl.reset, w.acl, "aclrtResetDevice");
+  Load(dl.reset_force, w.acl, "aclrtResetDeviceForce");
   Load(dl.reg2, w.acl, "aclrtHostRegisterV2");
   Load(dl.reg1, w.acl, "aclrtHostRegister");
   Load(dl.unreg, w.acl, "aclrtHostUnregister");
@@ -42,7 +45,7 @@ void Setup(World &w) {
   Load(dl.free_host, w.acl, "aclrtFreeHost");
 }
 
-const char *const kOps[] = {"set", "reset", "r2", "r1", "u", "dp", "mh", "fh"};
+const char *const kOps[] = {"set", "reset", "resetf", "r2", "r1", "u", "dp", "mh", "fh"};
 
 bool Knows(const char *op) {
   for (const char *k : kOps)
@@ -60,6 +63,8 @@ void Run(World &w, const Step &s, Result &r) {
     Counted(r, "aclrtSetDevice", [&] { return api.set(static_cast<int32_t>(Arg(s, 1))); });
   } else if (strcmp(op, "reset") == 0) {
     Counted(r, "aclrtResetDevice", [&] { return api.reset(static_cast<int32_t>(Arg(s, 1))); });
+  } else if (strcmp(op, "resetf") == 0) {
+    Counted(r, "aclrtResetDeviceForce", [&] { return api.reset_force(static_cast<int32_t>(Arg(s, 1))); });
   } else if (strcmp(op, "r2") == 0) {
     char *p = w.Addr(Arg(s, 1), Arg(s, 2), Arg(s, 3));
     Counted(r, "aclrtHostRegisterV2", [&] {

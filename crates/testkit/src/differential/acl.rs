@@ -55,7 +55,11 @@ impl Acl {
 
     fn set_reset(g: &mut Gen, out: &mut Vec<Step>, set: bool, d: u64) {
         let (v, vt) = g.via();
-        let (op, name) = if set { ("set", "aclrtSetDevice") } else { ("reset", "aclrtResetDevice") };
+        let (op, name) = match (set, g.rng.chance(1, 4)) {
+            (true, _) => ("set", "aclrtSetDevice"),
+            (false, false) => ("reset", "aclrtResetDevice"),
+            (false, true) => ("resetf", "aclrtResetDeviceForce"),
+        };
         out.push(Step::new(format!("{op} {v} {d}"), format!("{name}{vt}({d})")).invisible_if(v == 1));
     }
 
@@ -65,7 +69,7 @@ impl Acl {
         match flag {
             Some(flag) => out.push(
                 Step::new(
-                    format!("r2 {v} {} {size} {flag}", mem.args()),
+                    format!("r2 {v} {} {} {flag}", mem.args(), size as i64),
                     format!("aclrtHostRegisterV2{vt}({}, {st}, {})", mem.text(), flag_text(flag)),
                 )
                 .may_crash()
@@ -81,7 +85,7 @@ impl Acl {
                 };
                 out.push(
                     Step::new(
-                        format!("r1 {v} {} {size} {ty}", mem.args()),
+                        format!("r1 {v} {} {} {ty}", mem.args(), size as i64),
                         format!("aclrtHostRegister{vt}({}, {st}, {tt}, &dev)", mem.text()),
                     )
                     .may_crash()
@@ -176,7 +180,8 @@ impl Family for Acl {
                     }
                 }
                 mem.off = g.misalign();
-                let size = g.size(pages);
+                // a size that runs past the end of the address space, now and then
+                let size = if g.rng.chance(1, 40) { u64::MAX } else { g.size(pages) };
                 let flag = if g.rng.chance(8, 11) { Some(Self::flag(g)) } else { None };
                 self.register(g, out, mem, size, flag);
             }

@@ -56,6 +56,18 @@ impl HixlCs {
         let (m, len, t) = region(g);
         let (v, vt) = g.via();
         let (op, name) = if server { ("sr", "HixlCSServerRegMem") } else { ("cr", "HixlCSClientRegMem") };
+        if g.rng.chance(1, 12) {
+            // address 0, or a range ending exactly at 2^64 (the driver's kind -1 has no base:
+            // the address is the offset)
+            let page = g.page;
+            let (off, text) =
+                if g.rng.chance(1, 2) { (0i64, "NULL".to_string()) } else { (-(page as i64), "2^64-1p".to_string()) };
+            out.push(
+                Step::new(format!("{op} {v} -1 0 {off} {page} {t}"), format!("{name}{vt}({text}, 1p, type {t})"))
+                    .may_crash(),
+            );
+            return;
+        }
         let tt = match t {
             0 => "DEVICE",
             1 => "HOST",

@@ -44,12 +44,20 @@ pub struct Env {
     pub old_kernel: bool,
     /// aclrtMallocHost memory is page-locked but not mlocked (`ACLSIM_MLOCK_MAX=4096`).
     pub no_mlock: bool,
+    /// A chip without host registration (`ACLSIM_SOC_NAME=Ascend310P3`): the driver refuses the
+    /// chip before anything of the range.
+    pub unsupported_chip: bool,
 }
 
 impl Env {
-    /// The environment of `seed`: its low three bits (so seeds 0-7 cover every one).
+    /// The environment of `seed`: its low four bits (so seeds 0-15 cover every one).
     pub fn of_seed(seed: u64) -> Env {
-        Env { pin_register: seed & 1 != 0, old_kernel: seed & 2 != 0, no_mlock: seed & 4 != 0 }
+        Env {
+            pin_register: seed & 1 != 0,
+            old_kernel: seed & 2 != 0,
+            no_mlock: seed & 4 != 0,
+            unsupported_chip: seed & 8 != 0,
+        }
     }
 
     /// The variables that set it.
@@ -64,6 +72,9 @@ impl Env {
         ];
         if self.no_mlock {
             v.push(("ACLSIM_MLOCK_MAX", "4096".to_string()));
+        }
+        if self.unsupported_chip {
+            v.push(("ACLSIM_SOC_NAME", "Ascend310P3".to_string()));
         }
         v
     }
