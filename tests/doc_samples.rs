@@ -312,10 +312,13 @@ const NOT_VARIABLES: &[(&str, &str)] = &[("REGCHECK_RULE", "docs/usage.md: docto
 fn every_regcheck_variable_in_the_docs_is_known_and_every_known_one_documented() {
     let known: BTreeSet<String> = regcheck::config::VARIABLES.iter().map(|(n, _)| n.to_string()).collect();
     let header = fs::read_to_string(root().join("include/regcheck.h")).unwrap();
+    // What the header defines: macros (with or without parameters) and enumerators.
     let macros: BTreeSet<String> = header
         .lines()
-        .filter_map(|l| l.strip_prefix("#define "))
-        .flat_map(|l| l.split_whitespace().next())
+        .filter_map(|l| match l.strip_prefix("#define ") {
+            Some(d) => d.split(|c: char| c.is_whitespace() || c == '(').next(),
+            None => l.trim_start().split_once(" = ").map(|(name, _)| name).filter(|n| !n.contains(' ')),
+        })
         .map(str::to_string)
         .collect();
     let mut unknown = Vec::new();
