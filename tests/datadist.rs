@@ -68,9 +68,9 @@ fn each_mode(args: &[&str], rejected: &[(&str, i64)]) -> Vec<Outcome> {
 }
 
 /// regcheck's lines of `level` for `rule` at `call`.
-fn logged<'a>(o: &'a Outcome, level: &str, rule: &str, call: &str) -> Vec<&'a str> {
+fn logged(o: &Outcome, level: &str, rule: &str, call: &str) -> Vec<String> {
     let head = format!("regcheck: {level}: [{rule}] {call}(");
-    o.stderr.lines().filter(|l| l.starts_with(&head)).collect()
+    o.messages().into_iter().filter(|l| l.starts_with(&head)).collect()
 }
 
 /// xLLM's shape (jd-opensource/xllm `llm_data_dist_transfer.cpp`): per-layer HUGE_ONLY device

@@ -47,8 +47,11 @@ fn the_same_base_registered_with_another_length_names_both_call_sites_vllm_ascen
         let o = s.run(mode).arg("same_base").run();
         let ctx = || format!("{mode:?}\n{}", o.dump());
         assert_eq!(codes(&o), codes(&b), "{}", ctx());
-        let line =
-            o.stderr.lines().find(|l| l.contains("[ACL-HOSTREG-OVERLAP]")).unwrap_or_else(|| panic!("{}", ctx()));
+        let line = o
+            .messages()
+            .into_iter()
+            .find(|l| l.contains("[ACL-HOSTREG-OVERLAP]"))
+            .unwrap_or_else(|| panic!("{}", ctx()));
         assert!(line.contains("the same base again with another length (2 MiB now, 1 MiB before)"), "{}", ctx());
         assert!(
             line.contains("the live registration was made at kv_component_a_register (field_reports.c:"),
@@ -72,8 +75,8 @@ fn a_second_unregistration_names_where_the_first_was_made_vllm_ascend_10724() {
         let ctx = || format!("{mode:?}\n{}", o.dump());
         assert_eq!(codes(&o), codes(&b), "{}", ctx());
         let line = o
-            .stderr
-            .lines()
+            .messages()
+            .into_iter()
             .find(|l| l.contains("[ACL-HOSTUNREG-NOT-REGISTERED]"))
             .unwrap_or_else(|| panic!("{}", ctx()));
         assert!(line.contains("(it was unregistered at kv_release (field_reports.c:"), "{}", ctx());
@@ -111,8 +114,11 @@ fn an_acl_registration_over_memory_registered_with_hal_host_register_is_judged_a
         let ctx = || format!("{mode:?}\n{}", o.dump());
         assert_eq!(o.code(), Some(0), "{}", ctx());
         assert_eq!(codes(&o), codes(&b), "{}", ctx());
-        let line =
-            o.stderr.lines().find(|l| l.contains("[ACL-HOSTREG-OVERLAP]")).unwrap_or_else(|| panic!("{}", ctx()));
+        let line = o
+            .messages()
+            .into_iter()
+            .find(|l| l.contains("[ACL-HOSTREG-OVERLAP]"))
+            .unwrap_or_else(|| panic!("{}", ctx()));
         assert!(line.contains("halHostRegister HOST_MEM_MAP_DEV_PCIE_TH"), "{}", ctx());
         assert!(line.contains("the live registration was made at main (hal_register.c:"), "{}", ctx());
         assert_eq!(o.stderr.matches("[ACL-HOSTREG-OVERLAP]").count(), 1, "only the overlapping call: {}", ctx());

@@ -709,7 +709,8 @@ fn a_device_pointer_after_a_reset_is_the_vendors_to_answer() {
 /// (issue 33 item 3).
 #[test]
 fn a_forced_reset_forgets_the_devices_registrations() {
-    let driver_path = &[("ACLSIM_PIN_REGISTER", "1")];
+    // The driver's path is a runtime after 9.1.0 with the driver's pin feature.
+    let driver_path = &[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")];
     let want: Vec<(String, i32)> = [
         ("register", 0),
         ("set_again", 0),
@@ -723,7 +724,13 @@ fn a_forced_reset_forgets_the_devices_registrations() {
     .collect();
     assert_eq!(codes(&bare("reset_force", driver_path)), want, "the vendor's behaviour");
     for mode in [Mode::Preload, Mode::Shared] {
-        let o = scenarios().run(mode).arg("reset_force").env("ACLSIM_PIN_REGISTER", "1").audit().run();
+        let o = scenarios()
+            .run(mode)
+            .arg("reset_force")
+            .env("ACLSIM_PIN_REGISTER", "1")
+            .env("ACLSIM_CANN_VERSION", "9.2.0")
+            .audit()
+            .run();
         let ctx = || format!("{mode:?}\n{}", o.dump());
         assert_eq!(codes(&o), want, "{}", ctx());
         assert_eq!(value(&o, "live"), Some(0), "{}", ctx());

@@ -262,7 +262,8 @@ fn deregistration_rules() {
         assert!(!o.stderr.contains("regcheck: warning: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
         // vllm-ascend #10724: a handle deregistered again names where this instance
         // deregistered it ("first", line 359 of the scenario program).
-        let line = o.stderr.lines().find(|l| l.contains("[HIXL-DEREG-UNKNOWN]") && l.contains("already deregistered"));
+        let line =
+            o.messages().into_iter().find(|l| l.contains("[HIXL-DEREG-UNKNOWN]") && l.contains("already deregistered"));
         let line = line.unwrap_or_else(|| panic!("{}", o.dump()));
         assert!(
             line.contains("this instance deregistered it at ") && line.contains("(hixl_scenarios.cpp:359)"),

@@ -104,7 +104,7 @@ pub fn for_path(a: &RegArgs, path: RegPath, overlap_before_context: bool, findin
         RegPath::Driver => {}
         RegPath::Tables => {
             for f in findings.iter_mut() {
-                let driver = vendor_layer(f.rule) == 3 && f.rule != RuleId::AclHostregOverlap;
+                let driver = super::is_driver_check(f.rule) && f.rule != RuleId::AclHostregOverlap;
                 if driver && f.action.unwrap_or(f.rule.info().default) == Action::Error {
                     f.action = Some(Action::Warn);
                     f.problem.push_str(
