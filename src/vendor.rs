@@ -376,6 +376,52 @@ pub fn lib_dirs(root: &std::path::Path) -> Vec<PathBuf> {
     vec![root.join("lib64"), root.join(format!("{arch}-linux/lib64")), root.join(format!("{arch}-linux/devlib"))]
 }
 
+/// The library a function regcheck interposes belongs to, by its name (`None`: not one of
+/// the vendor's names regcheck interposes).
+pub fn library_of(name: &[u8]) -> Option<Library> {
+    if name.starts_with(b"acl") {
+        Some(Library::Acl)
+    } else if name.starts_with(b"HixlCS") || name.starts_with(b"_ZN4hixl") {
+        Some(Library::Hixl)
+    } else if name.starts_with(b"_ZN4adxl") {
+        Some(Library::Adxl)
+    } else {
+        None
+    }
+}
+
+/// Whether `p` is a function regcheck would forward `name` to, the vendor's library being
+/// loaded already (resolution's first two steps: loads nothing, logs nothing, caches
+/// nothing). A loader call: never under a regcheck lock.
+pub fn is_vendor_definition(name: &CStr, p: *mut c_void) -> bool {
+    let Some(lib) = library_of(name.to_bytes()) else { return false };
+    if dlsym_in(libc::RTLD_NEXT, name) == Some(p) {
+        return true;
+    }
+    lib.file_names().iter().any(|file| {
+        // SAFETY: RTLD_NOLOAD opens nothing new; the handle is closed again (the library stays
+        // loaded by whoever loaded it).
+        unsafe { DynLib::open(Some(file), libc::RTLD_NOLOAD | libc::RTLD_LAZY) }
+            .is_ok_and(|h| symbol_in(&h, name).ok() == Some(p))
+    })
+}
+
+/// The files the vendor's own objects `dlopen`ed: the vendor's too (see [`is_vendor_object`]).
+static VENDOR_OPENED: crate::platform::audit::NameList = crate::platform::audit::NameList::new();
+
+/// A `dlopen` of `file` is about to run, called from `caller`: kept when the caller is one of
+/// the vendor's objects (by identity: an object regcheck resolved a vendor function in, or
+/// one of their dependencies). A loader call: never under a regcheck lock.
+pub fn note_dlopen(file: &CStr, caller: usize) {
+    if resolved_objects() == 0 {
+        return;
+    }
+    let table = crate::platform::objects::current();
+    if table.index_of(caller.saturating_sub(1)).is_some_and(|i| is_vendor_object(&table, i)) {
+        VENDOR_OPENED.push(file);
+    }
+}
+
 fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
     let mut tried = Vec::new();
     if let Some(p) = dlsym_in(libc::RTLD_NEXT, name) {
