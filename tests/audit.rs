@@ -736,3 +736,89 @@ fn a_python_kv_connector_works_under_regcheck_in_two_processes() {
         }
     }
 }
+
+/// Issue 32, item 3: `regcheck run` without `--audit` checks a Python `ctypes` caller (its
+/// misaligned registration is rejected, named by rule). Seen failing before: the calls went
+/// straight to the vendor (`assert_bypassed`).
+#[test]
+fn ctypes_calls_are_checked_under_regcheck_run_without_audit() {
+    let rc = testkit::regcheck();
+    let out = Run::new(&rc.cli)
+        .arg("run")
+        .arg("--")
+        .arg(python3())
+        .arg(src("tests/py/audit_ctypes.py"))
+        .arg("libascendcl.so")
+        .env("LD_LIBRARY_PATH", testkit::sim_lib_dir())
+        .run();
+    assert_checked(&out, "libascendcl.so");
+}
+
+/// The application's own tracing layer (tests/c/app_trace.c) defines aclrtHostRegisterV2 and
+/// forwards with `dlsym(RTLD_NEXT, ...)`: with regcheck preloaded ahead of it, or after it,
+/// each call is checked once and forwarded once (no loop), and `RTLD_NEXT` from the program
+/// keeps the C library's answer and `dlerror()` text.
+#[test]
+fn an_applications_rtld_next_interposer_still_forwards_once() {
+    let trace = Program::c("libapp_trace.so", &[src("tests/c/app_trace.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag("-shared")
+        .flag("-fPIC")
+        .flag("-ldl")
+        .build();
+    let dir = trace.parent().unwrap().to_path_buf();
+    let exe = Program::c("app_trace_main", &[src("tests/c/app_trace_main.c")])
+        .link(Link::Bare)
+        .libs(&[])
+        .flag(&format!("-L{}", dir.display()))
+        .flag("-lapp_trace")
+        .flag("-lascendcl")
+        .flag(&format!("-Wl,-rpath,{}", dir.display()))
+        .flag("-ldl")
+        .build();
+    let rc = testkit::regcheck();
+    let bare = Run::new(&exe).env("LD_LIBRARY_PATH", testkit::sim_lib_dir()).run();
+    assert_ok(&bare);
+    let bare_error = values(&bare)["next.error"].clone();
+    let preloads = [
+        rc.shared.to_string_lossy().into_owned(),
+        format!("{}:{}", trace.display(), rc.shared.display()),
+    ];
+    for preload in preloads {
+        let out = Run::new(&exe).env("LD_LIBRARY_PATH", testkit::sim_lib_dir()).env("LD_PRELOAD", &preload).run();
+        let ctx = || format!("LD_PRELOAD={preload}\n{}", describe(&out));
+        assert_ok(&out);
+        let v = values(&out);
+        assert_eq!(code(&v, "bad.align", &out), ACL_ERROR_INVALID_PARAM, "{}", ctx());
+        assert!(out.stderr.contains("[ACL-HOSTREG-ALIGN]"), "{}", ctx());
+        assert_eq!(code(&v, "good.register", &out), 0, "{}", ctx());
+        assert_eq!(out.sim_calls("aclrtHostRegisterV2"), 1, "forwarded once\n{}", ctx());
+        let traced = code(&v, "traced", &out);
+        assert!(traced == 1 || traced == 2, "the layer saw the good call once (and the bad one when ahead)\n{}", ctx());
+        assert_eq!(out.stderr.matches("[ACL-HOSTREG-ALIGN]").count(), 1, "checked once\n{}", ctx());
+        assert_eq!(v["next.none"], "null");
+        assert_eq!(v["next.error"], bare_error, "dlerror() is the C library's, for the caller\n{}", ctx());
+    }
+}
+
+/// Issue 32, item 4: linked with the vendor's library ahead of regcheck (`-lascendcl
+/// -lregcheck`), the program's calls go to the vendor unchecked; regcheck says so in one
+/// warning line, with the fix. Seen failing before: nothing at all was said.
+#[test]
+fn the_wrong_link_order_is_said() {
+    let rc = testkit::regcheck();
+    let exe = Program::c("audit_link_order", &[src("tests/c/link_order.c")])
+        .link(Link::Bare)
+        .libs(&[testkit::libs::ASCENDCL])
+        .flag(&format!("-L{}", rc.lib_dir.display()))
+        .flag("-lregcheck")
+        .flag("-ldl")
+        .build();
+    let out = Run::new(&exe).env("LD_LIBRARY_PATH", testkit::sim_lib_dir()).run();
+    assert_ok(&out);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("regcheck: warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{}", describe(&out));
+    assert!(warnings[0].contains("libascendcl.so") && warnings[0].contains("link order"), "{}", describe(&out));
+    assert!(warnings[0].contains("-lregcheck before") && warnings[0].contains("LD_PRELOAD"), "{}", describe(&out));
+}

@@ -322,21 +322,33 @@ fn evaluate_tracking(rt: &Runtime) {
         };
         BASE_GAP.store(encode(base), Ordering::Relaxed);
     }
-    let opened = crate::platform::audit::DEEPBIND_OPENED.count();
-    let seen = DEEPBIND_SEEN.load(Ordering::Relaxed);
-    if opened != seen && !crate::platform::audit::tracking().audited {
-        for i in seen..opened {
-            let file = crate::platform::audit::DEEPBIND_OPENED.get(i);
-            if file.is_none_or(binds_the_vendor) {
-                DEEPBIND_GAP.store(true, Ordering::Relaxed);
-                let name = file.map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "a library".into());
-                rt.note_once("deepbind", log::Level::Warn, || {
-                    format!("{name} was opened with RTLD_DEEPBIND and binds the vendor's functions itself: its calls go to the vendor without regcheck, so findings that rest on regcheck's records are warnings only from now on; run under `regcheck run --audit` to check them")
-                });
-            }
-        }
-        DEEPBIND_SEEN.store(opened, Ordering::Relaxed);
+    if let Some(name) = new_deepbind_bypass() {
+        rt.note_once("deepbind", log::Level::Warn, || deepbind_warning(&name).replacen("warning: ", "", 1));
     }
+}
+
+/// The warning for a library opened with `RTLD_DEEPBIND` that binds the vendor itself.
+fn deepbind_warning(name: &str) -> String {
+    format!("warning: {name} was opened with RTLD_DEEPBIND and binds the vendor's functions itself: its calls go to the vendor without regcheck, so findings that rest on regcheck's records are warnings only from then on; run under `regcheck run --audit` to check them")
+}
+
+/// The first library opened with `RTLD_DEEPBIND` since the last look that binds the vendor
+/// itself (the audit module redirects those bindings: then none). Sets [`DEEPBIND_GAP`].
+fn new_deepbind_bypass() -> Option<String> {
+    let opened = crate::platform::audit::DEEPBIND_OPENED.count();
+    let seen = DEEPBIND_SEEN.swap(opened, Ordering::Relaxed);
+    if opened <= seen || crate::platform::audit::tracking().audited {
+        return None;
+    }
+    let mut found = None;
+    for i in seen..opened {
+        let file = crate::platform::audit::DEEPBIND_OPENED.get(i);
+        if file.is_none_or(binds_the_vendor) {
+            DEEPBIND_GAP.store(true, Ordering::Relaxed);
+            found.get_or_insert_with(|| file.map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "a library".into()));
+        }
+    }
+    found
 }
 
 /// Whether the library `file` (opened with `RTLD_DEEPBIND`) finds a vendor function in its own
@@ -359,13 +371,19 @@ fn binds_the_vendor(file: &CStr) -> bool {
 }
 
 /// At unload (the process's exit): a program that never called regcheck because the vendor's
-/// library came first in its link order is told so, once.
+/// library came first in its link order is told so, once; so is a library opened with
+/// `RTLD_DEEPBIND` that bound the vendor itself, if not said yet.
 pub fn warn_bypass_at_exit() {
-    if BASE_GAP.load(Ordering::Relaxed) != NOT_EVALUATED || Busy::active() {
+    if Busy::active() {
         return;
     }
-    if let Some((name, object)) = bypassed_by() {
-        report::write_notice("warning", &bypass_warning(name, &object));
+    if BASE_GAP.load(Ordering::Relaxed) == NOT_EVALUATED {
+        if let Some((name, object)) = bypassed_by() {
+            report::write_notice("warning", &bypass_warning(name, &object));
+        }
+    }
+    if let Some(name) = new_deepbind_bypass() {
+        report::write_notice("warning", &deepbind_warning(&name));
     }
 }
 
