@@ -19,6 +19,7 @@
 //   driver warn [quick]            aclrtHostUnregister of a pointer never registered: a warning
 //                                  finding on every call (xtask runs it with REGCHECK_LOG=off)
 //   driver mem N                   heap and resident bytes per live ACL registration, N of them
+#include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -205,6 +206,10 @@ int cmd_time(size_t n) {
   print("regunreg", time_reg_unreg(buf));
   print("regwarn", time_reg_unreg_warned(buf));
   if (n > 0) print("devptr", measure(20000, 15, [&](int i) { devptr(regs, i); }));
+  // A look-up of a name regcheck does not check (its own dlsym lets the C library answer).
+  print("dlsym", measure(20000, 15, [&](int) {
+    if (dlsym(RTLD_DEFAULT, "aclrtGetDevice") == nullptr) die("dlsym aclrtGetDevice", 0);
+  }));
   if (no_hixl) return 0;
   print("xfer64", measure(200, 15, [&](int i) { transfer(h, h.lists64[i & 63]); }) / kOps);
   print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));

@@ -97,19 +97,69 @@ pub unsafe extern "C" fn regcheck_dl_vsym_pre(
     std::panic::catch_unwind(|| answer(handle, name, version, caller)).unwrap_or(std::ptr::null_mut())
 }
 
-/// Called by the `dlopen` stub before the C library's `dlopen` runs.
+/// Called by the `dlopen` stub before the C library's `dlopen` runs: null lets it run (with
+/// the caller's return address); non-null is the handle of a library regcheck opened itself.
+///
+/// That is done for one case only: a library opened with `RTLD_DEEPBIND` by its path (a `/`
+/// and no `$`, so that neither the caller's `RUNPATH` nor its `$ORIGIN` matters), whose own
+/// bindings would skip the global scope. Once it is loaded, its bindings of the names
+/// regcheck interposes are pointed at regcheck ([`crate::platform::dynsym::rebind`]), before
+/// it runs a call. A failed open answers null: the stub then lets the C library fail it again,
+/// so `dlerror()` says what it says.
 ///
 /// # Safety
 /// Called by the stub only, with `dlopen`'s arguments.
 #[no_mangle]
-pub unsafe extern "C" fn regcheck_dl_open_pre(file: *const c_char, mode: c_int, caller: usize) {
+pub unsafe extern "C" fn regcheck_dl_open_pre(file: *const c_char, mode: c_int, caller: usize) -> *mut c_void {
     let own = bootstrap();
     if file.is_null() || own.syms.is_some_and(|s| s.holds(caller)) {
-        return;
+        return std::ptr::null_mut();
     }
-    let _ = std::panic::catch_unwind(|| {
+    std::panic::catch_unwind(|| {
         let file = CStr::from_ptr(file);
-        crate::platform::audit::note_dlopen(file, mode);
         crate::vendor::note_dlopen(file, caller);
+        let by_path = file.to_bytes().contains(&b'/') && !file.to_bytes().contains(&b'$');
+        // (Under the audit module, its own redirections cover the library's bindings.)
+        if mode & libc::RTLD_DEEPBIND == 0
+            || !by_path
+            || crate::platform::audit::tracking().audited
+            || !crate::platform::dynsym::interposes()
+        {
+            crate::platform::audit::note_dlopen(file, mode);
+            return std::ptr::null_mut();
+        }
+        let open: unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void =
+            std::mem::transmute(regcheck_dl_next[2].load(Ordering::Acquire));
+        let h = open(file.as_ptr(), mode);
+        if h.is_null() {
+            return h;
+        }
+        if !rebind_deepbound(h) {
+            crate::platform::audit::note_dlopen(file, mode);
+        }
+        h
+    })
+    .unwrap_or(std::ptr::null_mut())
+}
+
+/// Points the bindings of the library behind `h` (just opened with `RTLD_DEEPBIND`) of the
+/// names regcheck interposes at regcheck. False when it cannot be done.
+unsafe fn rebind_deepbound(h: *mut c_void) -> bool {
+    let Some(own) = bootstrap().syms else { return false };
+    let mut map: *mut libc::c_void = std::ptr::null_mut();
+    if libc::dlinfo(h, libc::RTLD_DI_LINKMAP, &mut map as *mut _ as *mut c_void) != 0 || map.is_null() {
+        return false;
+    }
+    // `struct link_map` starts with `l_addr`, the load bias.
+    let base = *(map as *const usize);
+    crate::platform::dynsym::rebind(base, |name| {
+        // SAFETY: names from the library's string table; regcheck's own object is mapped.
+        if !candidate(name.as_ptr()) {
+            return None;
+        }
+        let mine = own.function(name.to_bytes())?;
+        crate::platform::audit::note_redirected();
+        Some(mine)
     });
+    true
 }

@@ -58,8 +58,11 @@ dlopen:
         addq    $8, %rsp
         popq    %rsi
         popq    %rdi
+        testq   %rax, %rax
+        jnz     1f
         movq    regcheck_dl_next@GOTPCREL(%rip), %rax
         jmp     *16(%rax)
+1:      ret
         .size   dlopen, .-dlopen
 
 #elif defined(__aarch64__)
@@ -115,12 +118,16 @@ dlopen:
         stp     x0, x1, [sp, #16]
         mov     x2, x30
         bl      regcheck_dl_open_pre
+        mov     x9, x0
         ldp     x0, x1, [sp, #16]
         ldp     x29, x30, [sp], #32
+        cbnz    x9, 1f
         adrp    x16, :got:regcheck_dl_next
         ldr     x16, [x16, #:got_lo12:regcheck_dl_next]
         ldr     x16, [x16, #16]
         br      x16
+1:      mov     x0, x9
+        ret
         .size   dlopen, .-dlopen
 #endif
 

@@ -23,6 +23,9 @@ pub struct DynSyms {
     /// The lowest and highest address of its `PT_LOAD` segments.
     pub start: usize,
     pub end: usize,
+    /// Its dynamic section, and its `PT_GNU_RELRO` range (read-only after relocation).
+    dynamic: usize,
+    relro: (usize, usize),
 }
 
 /// An entry of the dynamic section (`Elf64_Dyn`).
@@ -78,12 +81,17 @@ impl DynSyms {
                     s.end = s.end.max(a + ph.p_memsz as usize);
                 }
                 libc::PT_DYNAMIC => dynamic = base + ph.p_vaddr as usize,
+                libc::PT_GNU_RELRO => {
+                    let a = base + ph.p_vaddr as usize;
+                    s.relro = (a, a + ph.p_memsz as usize);
+                }
                 _ => {}
             }
         }
         if dynamic == 0 {
             return None;
         }
+        s.dynamic = dynamic;
         // glibc relocates the dynamic section's addresses in place, except for the vDSO's
         // (and on the few targets with a read-only one): an address below the load bias is
         // still relative to it.
@@ -113,6 +121,24 @@ impl DynSyms {
             d = d.add(1);
         }
         (s.symtab != 0 && s.strtab != 0 && (s.gnu_hash != 0 || s.hash != 0)).then_some(s)
+    }
+
+    /// The names of the object's `DT_NEEDED` dependencies, to `f`.
+    ///
+    /// # Safety
+    /// The object is still mapped.
+    pub unsafe fn needed(&self, mut f: impl FnMut(&CStr)) {
+        const DT_NEEDED: i64 = 1;
+        if self.dynamic == 0 {
+            return;
+        }
+        let mut d = self.dynamic as *const Dyn;
+        while (*d).tag != DT_NULL {
+            if (*d).tag == DT_NEEDED {
+                f(CStr::from_ptr((self.strtab + (*d).val as usize) as *const c_char));
+            }
+            d = d.add(1);
+        }
     }
 
     /// Whether `addr` lies in the object's load segments.
@@ -271,6 +297,100 @@ fn bootstrap_if_present() -> Option<&'static Own> {
     let own = bootstrap();
     // SAFETY: regcheck's own object is mapped.
     own.syms.filter(|s| unsafe { s.function(b"dlsym") }.is_some()).map(|_| own)
+}
+
+const DT_RELA: i64 = 7;
+const DT_RELASZ: i64 = 8;
+const DT_PLTRELSZ: i64 = 2;
+const DT_JMPREL: i64 = 23;
+#[cfg(target_arch = "x86_64")]
+const BINDINGS: [u32; 2] = [6, 7]; // R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT
+#[cfg(target_arch = "aarch64")]
+const BINDINGS: [u32; 2] = [1025, 1026]; // R_AARCH64_GLOB_DAT, R_AARCH64_JUMP_SLOT
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const BINDINGS: [u32; 0] = [];
+
+/// A relocation with addend (`Elf64_Rela`).
+#[repr(C)]
+struct Rela {
+    offset: u64,
+    info: u64,
+    addend: i64,
+}
+
+/// Point the object's own bindings (GOT slots: PLT and data) of the functions `replace`
+/// answers for at what it answers: how a library opened with `RTLD_DEEPBIND`, whose bindings
+/// skip the global scope, is brought to regcheck. A slot in the object's read-only-after-
+/// relocation part is made writable for the write and read-only again. Returns how many
+/// slots were written.
+///
+/// # Safety
+/// The object at `base` is loaded and relocated, and no other thread binds its slots now (it
+/// was just opened, and has not run a call yet).
+pub unsafe fn rebind(base: usize, replace: impl Fn(&CStr) -> Option<usize>) -> usize {
+    let mut found: Option<DynSyms> = None;
+    each_object(|o| {
+        if o.base == base {
+            found = Some(*o);
+        }
+        found.is_some()
+    });
+    let Some(syms) = found else { return 0 };
+    let (dynamic, (relro_start, relro_end)) = (syms.dynamic, syms.relro);
+    let at = |v: u64| -> usize {
+        let v = v as usize;
+        if v < base {
+            base + v
+        } else {
+            v
+        }
+    };
+    let (mut rela, mut relasz, mut jmprel, mut pltrelsz) = (0usize, 0usize, 0usize, 0usize);
+    let mut d = dynamic as *const Dyn;
+    while (*d).tag != DT_NULL {
+        match (*d).tag {
+            DT_RELA => rela = at((*d).val),
+            DT_RELASZ => relasz = (*d).val as usize,
+            DT_JMPREL => jmprel = at((*d).val),
+            DT_PLTRELSZ => pltrelsz = (*d).val as usize,
+            _ => {}
+        }
+        d = d.add(1);
+    }
+    let page = crate::platform::page_size();
+    let mut written = 0;
+    for (table, size) in [(rela, relasz), (jmprel, pltrelsz)] {
+        if table == 0 {
+            continue;
+        }
+        for i in 0..size / std::mem::size_of::<Rela>() {
+            let r = &*(table as *const Rela).add(i);
+            let (kind, index) = ((r.info & 0xffff_ffff) as u32, (r.info >> 32) as usize);
+            if index == 0 || !BINDINGS.contains(&kind) {
+                continue;
+            }
+            let sym = syms.sym(index);
+            let name = CStr::from_ptr((syms.strtab + sym.st_name as usize) as *const c_char);
+            // A definition of the object's own (the vendor's library, an application's layer)
+            // is left alone: only its bindings to others are.
+            if syms.function(name.to_bytes()).is_some() {
+                continue;
+            }
+            let Some(to) = replace(name) else { continue };
+            let slot = base + r.offset as usize;
+            let protected = relro_start <= slot && slot < relro_end;
+            let page_start = slot & !(page - 1);
+            if protected && libc::mprotect(page_start as *mut c_void, page, libc::PROT_READ | libc::PROT_WRITE) != 0 {
+                continue;
+            }
+            std::ptr::write_volatile(slot as *mut usize, to);
+            if protected {
+                libc::mprotect(page_start as *mut c_void, page, libc::PROT_READ);
+            }
+            written += 1;
+        }
+    }
+    written
 }
 
 /// Every loaded object, in the loader's order, to `f` (until it returns `true`).
