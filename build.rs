@@ -147,7 +147,8 @@ fn compile_bridge() {
 fn dl_stubs() {
     println!("cargo:rerun-if-changed=src/ffi/dl_stubs.S");
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") || !matches!(arch.as_str(), "x86_64" | "aarch64") {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") || !matches!(arch.as_str(), "x86_64" | "aarch64")
+    {
         return;
     }
     let objects = cc::Build::new().file("src/ffi/dl_stubs.S").compile_intermediates();

@@ -42,7 +42,12 @@ unsafe fn candidate(name: *const c_char) -> bool {
 unsafe fn answer(handle: *mut c_void, name: *const c_char, version: *const c_char, caller: usize) -> *mut c_void {
     let own = bootstrap();
     let Some(syms) = own.syms else { return std::ptr::null_mut() };
-    if syms.holds(caller) || handle == libc::RTLD_NEXT || crate::callsite::busy() {
+    // Under the audit module, its `la_symbind` redirects the C library's answer itself.
+    if syms.holds(caller)
+        || handle == libc::RTLD_NEXT
+        || crate::callsite::busy()
+        || crate::platform::audit::tracking().audited
+    {
         return std::ptr::null_mut();
     }
     let name = CStr::from_ptr(name);

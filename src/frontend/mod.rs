@@ -9,8 +9,8 @@ pub mod errmsg;
 pub mod hixl;
 
 use std::any::Any;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ffi::CStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use crate::config::{Mode, TestPanic};
@@ -303,13 +303,19 @@ fn evaluate_tracking(rt: &Runtime) {
         let base = if t.audited {
             (!t.at_start).then_some(Gap::LoadedLate)
         } else if !crate::platform::dynsym::interposes() {
-            Some(if crate::platform::dynsym::bootstrap().after_c_library { Gap::LoadedLate } else { Gap::NotInterposed })
+            Some(if crate::platform::dynsym::bootstrap().after_c_library {
+                Gap::LoadedLate
+            } else {
+                Gap::NotInterposed
+            })
         } else {
             None
         };
         let base = match (base, bypassed_by()) {
             (_, Some((name, object))) => {
-                rt.note_once("bypassed", log::Level::Warn, || bypass_warning(name, &object).replacen("warning: ", "", 1));
+                rt.note_once("bypassed", log::Level::Warn, || {
+                    bypass_warning(name, &object).replacen("warning: ", "", 1)
+                });
                 Some(Gap::Bypassed)
             }
             (Some(Gap::NotInterposed), None) => {
@@ -345,7 +351,9 @@ fn new_deepbind_bypass() -> Option<String> {
         let file = crate::platform::audit::DEEPBIND_OPENED.get(i);
         if file.is_none_or(binds_the_vendor) {
             DEEPBIND_GAP.store(true, Ordering::Relaxed);
-            found.get_or_insert_with(|| file.map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "a library".into()));
+            found.get_or_insert_with(|| {
+                file.map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "a library".into())
+            });
         }
     }
     found

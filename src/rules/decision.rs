@@ -427,7 +427,11 @@ mod tests {
         for gap in [Gap::NotInterposed, Gap::LoadedLate, Gap::Bypassed, Gap::DeepBind, Gap::InternalFailure] {
             for why in [Why::Seen { gap, would_reject: true }, Why::Unknown { gap, would_reject: false }] {
                 let text = why.text(507911);
-                assert_eq!(text.contains("--audit"), matches!(gap, Gap::NotInterposed | Gap::DeepBind), "{gap:?}: {text}");
+                assert_eq!(
+                    text.contains("--audit"),
+                    matches!(gap, Gap::NotInterposed | Gap::DeepBind),
+                    "{gap:?}: {text}"
+                );
                 assert!(text.contains(gap.reason()), "{text}");
             }
         }

@@ -395,7 +395,8 @@ fn rejections_by_records_need_whole_records() {
         // The other findings of the scenario (NULL pointers, a flag) still reject.
         let forwarded: Vec<_> =
             codes(&o).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
-        let vendor: Vec<_> = codes(&b).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
+        let vendor: Vec<_> =
+            codes(&b).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
         assert_eq!(forwarded, vendor, "{}", ctx());
         let (level, not, why) = if seen {
             ("error", "warning", "regcheck saw this itself")
