@@ -267,7 +267,12 @@ const PROBES: [&CStr; 3] = [c"aclrtHostRegisterV2", c"aclrtMallocHost", c"HixlCS
 /// regcheck's own (the program was linked with the vendor's library first): its name and
 /// object. Loader calls: never under a regcheck lock.
 pub fn bypassed_by() -> Option<(&'static str, String)> {
-    let own = crate::platform::dynsym::bootstrap().syms?;
+    let boot = crate::platform::dynsym::bootstrap();
+    // regcheck opened after the program started: not a matter of link order (loaded late).
+    if boot.after_c_library {
+        return None;
+    }
+    let own = boot.syms?;
     PROBES.iter().find_map(|name| {
         // SAFETY: a plain look-up in the global scope (regcheck's own dlsym lets the C
         // library answer its own look-ups).
