@@ -3,7 +3,7 @@
 //! `HixlCS*` memory rules.
 
 use crate::{codes, run_in, scenarios, Case, A950, REG};
-use testkit::Mode;
+use testkit::{Mode, MODES};
 
 #[test]
 fn host_memory_origin_by_product() {
@@ -75,6 +75,50 @@ fn rejections_by_records_are_certain_preloaded_or_linked() {
     let o = scenarios().run(Mode::Preload).arg("device_huge").audit().run();
     assert_eq!(codes(&o), want(103900), "{}", o.dump());
     assert!(!o.stderr.contains("regcheck saw this itself"), "{}", o.dump());
+}
+
+/// LMCache-Ascend's order: host memory from aclrtMallocHost through ctypes, the registration
+/// through its pybind11 module. Under LD_PRELOAD alone regcheck never saw the allocation: it
+/// rejected the registration (103900, the vendor not called) and broke a working program.
+#[test]
+fn host_memory_allocated_through_dlsym_is_never_rejected() {
+    for mode in MODES {
+        let o = run_in(mode, "host_origin_dlsym", &[]);
+        assert_eq!(codes(&o), vec![("dlsym_malloc_host".to_string(), 0), ("heap".to_string(), 0)], "{}", o.dump());
+        assert_eq!(o.sim_calls(REG), 2, "{}", o.dump());
+        assert!(!o.stderr.contains("regcheck: error"), "{}", o.dump());
+    }
+    // With the module the allocation is seen: that registration is clean; the heap one is
+    // warned about.
+    let o = scenarios().run(Mode::Preload).arg("host_origin_dlsym").audit().run();
+    assert_eq!(codes(&o), vec![("dlsym_malloc_host".to_string(), 0), ("heap".to_string(), 0)], "{}", o.dump());
+    assert_eq!(o.stderr.matches("[HIXL-REG-HOST-ORIGIN]").count(), 1, "only the heap one: {}", o.dump());
+    assert!(!o.stderr.contains("regcheck: error"), "{}", o.dump());
+}
+
+#[test]
+fn ascend_950_host_roce_refuses_malloc_host_memory() {
+    Case {
+        scenario: "roce_950",
+        env: A950,
+        codes: &[("malloc_host", 103900), ("heap", 0)],
+        rules: &["HIXL-REG-HOST-ROCE-950"],
+        absent: &[],
+        forwarded: &[(REG, 1)],
+    }
+    .check_audited();
+    Case {
+        scenario: "roce_950_local_comm_res",
+        env: A950,
+        codes: &[("malloc_host", 103900)],
+        rules: &["HIXL-REG-HOST-ROCE-950"],
+        absent: &[],
+        forwarded: &[(REG, 0)],
+    }
+    .check_audited();
+    // On A2 the same options are fine (and aclrtMallocHost is what A2 wants).
+    let o = run_in(Mode::Preload, "roce_950", &[]);
+    assert_eq!(codes(&o)[0], ("malloc_host".to_string(), 0), "{}", o.dump());
 }
 
 #[test]
