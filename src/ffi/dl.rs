@@ -168,3 +168,20 @@ unsafe fn rebind_deepbound(h: *mut c_void) -> bool {
     });
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::candidate;
+
+    #[test]
+    fn only_the_interposed_names_are_candidates() {
+        for name in [c"aclrtHostRegisterV2", c"aclFinalize", c"HixlCSClientRegMem", c"_ZN4hixl4Hixl11RegisterMemEv"] {
+            // SAFETY: NUL-terminated names.
+            assert!(unsafe { candidate(name.as_ptr()) }, "{name:?}");
+        }
+        for name in [c"malloc", c"", c"ac", c"dlsym", c"_ZN4hixl5Other", c"HixlC", c"Hixl"] {
+            // SAFETY: NUL-terminated names (a prefix never reads past the NUL).
+            assert!(!unsafe { candidate(name.as_ptr()) }, "{name:?}");
+        }
+    }
+}
