@@ -167,7 +167,11 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, ret: i32) {
     if ret != code::SUCCESS {
         return;
     }
-    if let Some((start, end)) = a.range() {
+    // A range that wraps, which the vendor accepted (a PINNED-only registration on the
+    // runtime's tables), is recorded up to the end of the address space: with whole records,
+    // its unregistration must find it.
+    let range = a.range().or_else(|| (a.ptr != 0 && a.size != 0).then_some((a.ptr, usize::MAX)));
+    if let Some((start, end)) = range {
         state::with(|s| {
             s.host_unregs.forget(device, start);
             // A PINNED-only record kept through a device reset that the vendor has just
