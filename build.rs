@@ -9,6 +9,7 @@ fn main() {
     generate_header(&root);
     link_args(&root);
     compile_bridge();
+    dl_stubs();
 }
 
 fn generate_header(root: &std::path::Path) {
@@ -137,4 +138,21 @@ fn compile_bridge() {
         .extra_warnings(true)
         .warnings_into_errors(true)
         .compile("regcheck_hixl_bridge");
+}
+
+/// regcheck's `dlsym`, `dlvsym` and `dlopen` (`src/ffi/dl_stubs.S`, see src/ffi/dl.rs): linked
+/// into the shared library only, as an object of its link (`rustc-cdylib-link-arg`). The
+/// static library and the Rust library have none: a program linked with libregcheck.a keeps
+/// the C library's own, and regcheck says its records may lack look-ups by name.
+fn dl_stubs() {
+    println!("cargo:rerun-if-changed=src/ffi/dl_stubs.S");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") || !matches!(arch.as_str(), "x86_64" | "aarch64")
+    {
+        return;
+    }
+    let objects = cc::Build::new().file("src/ffi/dl_stubs.S").compile_intermediates();
+    for o in objects {
+        println!("cargo:rustc-cdylib-link-arg={}", o.display());
+    }
 }

@@ -235,10 +235,11 @@ fn note_resolved(p: *mut c_void) {
     }
 }
 
-/// How many vendor objects regcheck has resolved functions in so far (grows; a cache of
-/// [`is_vendor_object`]'s answers is good while it stays the same).
+/// How many vendor objects regcheck has resolved functions in so far, plus how many files
+/// they opened (grows; a cache of [`is_vendor_object`]'s answers is good while it stays the
+/// same).
 pub fn resolved_objects() -> usize {
-    READY.load(Ordering::Acquire)
+    READY.load(Ordering::Acquire) + VENDOR_OPENED.count()
 }
 
 /// A quiet look for the vendor's ACL runtime among the objects loaded already (the global
@@ -249,7 +250,7 @@ pub fn resolved_objects() -> usize {
 fn probe_loaded() {
     static PROBED_AT: AtomicU64 = AtomicU64::new(0);
     let now = loads().wrapping_add(1);
-    if resolved_objects() > 0 || PROBED_AT.swap(now, Ordering::Relaxed) == now {
+    if READY.load(Ordering::Acquire) > 0 || PROBED_AT.swap(now, Ordering::Relaxed) == now {
         return;
     }
     for (lib, name) in [(Library::Acl, c"aclrtMallocHost"), (Library::Hixl, c"HixlCSClientCreate")] {
@@ -270,26 +271,90 @@ fn probe_loaded() {
 }
 
 /// Whether the object at `index` of `table` is one of the vendor's, by identity: an object
-/// regcheck resolved a vendor function in, or another object loaded from the same directory
-/// (the vendor's `lib64` holds `libruntime.so`, `libhccl.so`, `libascend_hal.so`,
-/// `libllm_datadist.so` beside `libacl_rt.so`: its own libraries, whoever loaded them). Never
-/// by file name: a user's `plugins/libruntime.so` is the application's. The directory rule
-/// is not applied where the vendor sits in the system's directory (the C library's), and
-/// never to the executable. Calls the loader (a quiet probe, see [`probe_loaded`]): never
-/// under a regcheck lock.
+/// regcheck resolved a vendor function in, what those objects load (their `DT_NEEDED`
+/// dependencies, transitively, as the loader matched them), and what they `dlopen`
+/// ([`note_dlopen`]). Never by file name, nor by directory: an application's library
+/// installed beside the vendor's (a wheel's bundled libraries, a container's `lib/`) is the
+/// application's. The system's libraries (the C library's directory) are never the vendor's,
+/// nor is the executable unless regcheck resolved a vendor function in it. Calls the loader (a
+/// quiet probe, see [`probe_loaded`]): never under a regcheck lock.
 pub fn is_vendor_object(table: &crate::platform::objects::Table, index: usize) -> bool {
     probe_loaded();
-    let vendor: Vec<usize> = (0..resolved_objects().min(RESOLVED_MAX))
-        .filter_map(|i| table.index_of(RESOLVED[i].1.load(Ordering::Relaxed)))
-        .collect();
-    if vendor.contains(&index) {
+    let ready = READY.load(Ordering::Acquire).min(RESOLVED_MAX);
+    let resolved: Vec<usize> =
+        (0..ready).filter_map(|i| table.index_of(RESOLVED[i].1.load(Ordering::Relaxed))).collect();
+    if resolved.contains(&index) {
         return true;
     }
-    let Some(dir) = table.objects.get(index).filter(|_| index != 0).and_then(|o| o.dir.as_ref()) else {
-        return false;
-    };
+    let Some(object) = table.objects.get(index).filter(|_| index != 0) else { return false };
     let system = table.object_of(libc::free as *const () as usize).and_then(|o| o.dir.as_ref());
-    system != Some(dir) && vendor.iter().any(|&v| table.objects[v].dir.as_ref() == Some(dir))
+    if object.dir.is_some() && object.dir.as_ref() == system {
+        return false;
+    }
+    vendor_bases(table, &resolved).contains(&object.base)
+}
+
+/// The load bases of the vendor's objects: those at `resolved` in `table`, what they need and
+/// what they opened, transitively. Cached while the table, the resolved objects and the vendor's
+/// opens stay the same (the cache's lock is never held across a loader call).
+fn vendor_bases(table: &crate::platform::objects::Table, resolved: &[usize]) -> std::sync::Arc<Vec<usize>> {
+    type Key = ((u64, u64), usize, usize);
+    static CACHE: std::sync::Mutex<Option<(Key, std::sync::Arc<Vec<usize>>)>> = std::sync::Mutex::new(None);
+    let key = (table.generation(), resolved.len(), VENDOR_OPENED.count());
+    if let Some((k, v)) = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref() {
+        if *k == key {
+            return v.clone();
+        }
+    }
+    let mut bases: Vec<usize> = resolved.iter().map(|&i| table.objects[i].base).collect();
+    for i in 0..VENDOR_OPENED.count() {
+        if let Some(b) = VENDOR_OPENED.get(i).and_then(loaded_base) {
+            if !bases.contains(&b) {
+                bases.push(b);
+            }
+        }
+    }
+    let mut queue = bases.clone();
+    while let Some(b) = queue.pop() {
+        let mut needed = Vec::new();
+        crate::platform::dynsym::each_object(|o| {
+            if o.base == b {
+                // SAFETY: the object is mapped during the walk; the names are copied.
+                unsafe { o.needed(|n| needed.push(n.to_owned())) };
+            }
+            o.base == b
+        });
+        for n in needed {
+            if let Some(nb) = loaded_base(&n) {
+                if !bases.contains(&nb) {
+                    bases.push(nb);
+                    queue.push(nb);
+                }
+            }
+        }
+    }
+    let v = std::sync::Arc::new(bases);
+    *CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, v.clone()));
+    v
+}
+
+/// The load base of the loaded object the loader knows as `name` (a file name, or a path), as
+/// it matches a `DT_NEEDED` entry or a `dlopen`: opens nothing new.
+fn loaded_base(name: &CStr) -> Option<usize> {
+    // SAFETY: RTLD_NOLOAD opens nothing new; the handle is closed again.
+    let h = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+    if h.is_null() {
+        return None;
+    }
+    let mut map: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a valid handle; `struct link_map` starts with `l_addr`, the load bias.
+    let base = unsafe {
+        (libc::dlinfo(h, libc::RTLD_DI_LINKMAP, &mut map as *mut _ as *mut c_void) == 0 && !map.is_null())
+            .then(|| *(map as *const usize))
+    };
+    // SAFETY: the handle was opened above.
+    unsafe { libc::dlclose(h) };
+    base
 }
 
 fn dlsym_in(handle: *mut c_void, name: &CStr) -> Option<*mut c_void> {
@@ -378,6 +443,52 @@ pub fn install_roots() -> Vec<PathBuf> {
 pub fn lib_dirs(root: &std::path::Path) -> Vec<PathBuf> {
     let arch = std::env::consts::ARCH;
     vec![root.join("lib64"), root.join(format!("{arch}-linux/lib64")), root.join(format!("{arch}-linux/devlib"))]
+}
+
+/// The library a function regcheck interposes belongs to, by its name (`None`: not one of
+/// the vendor's names regcheck interposes).
+pub fn library_of(name: &[u8]) -> Option<Library> {
+    if name.starts_with(b"acl") {
+        Some(Library::Acl)
+    } else if name.starts_with(b"HixlCS") || name.starts_with(b"_ZN4hixl") {
+        Some(Library::Hixl)
+    } else if name.starts_with(b"_ZN4adxl") {
+        Some(Library::Adxl)
+    } else {
+        None
+    }
+}
+
+/// Whether `p` is a function regcheck would forward `name` to, the vendor's library being
+/// loaded already (resolution's first two steps: loads nothing, logs nothing, caches
+/// nothing). A loader call: never under a regcheck lock.
+pub fn is_vendor_definition(name: &CStr, p: *mut c_void) -> bool {
+    let Some(lib) = library_of(name.to_bytes()) else { return false };
+    if dlsym_in(libc::RTLD_NEXT, name) == Some(p) {
+        return true;
+    }
+    lib.file_names().iter().any(|file| {
+        // SAFETY: RTLD_NOLOAD opens nothing new; the handle is closed again (the library stays
+        // loaded by whoever loaded it).
+        unsafe { DynLib::open(Some(file), libc::RTLD_NOLOAD | libc::RTLD_LAZY) }
+            .is_ok_and(|h| symbol_in(&h, name).ok() == Some(p))
+    })
+}
+
+/// The files the vendor's own objects `dlopen`ed: the vendor's too (see [`is_vendor_object`]).
+static VENDOR_OPENED: crate::platform::audit::NameList = crate::platform::audit::NameList::new();
+
+/// A `dlopen` of `file` is about to run, called from `caller`: kept when the caller is one of
+/// the vendor's objects (by identity: an object regcheck resolved a vendor function in, or
+/// one of their dependencies). A loader call: never under a regcheck lock.
+pub fn note_dlopen(file: &CStr, caller: usize) {
+    if READY.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let table = crate::platform::objects::current();
+    if table.index_of(caller.saturating_sub(1)).is_some_and(|i| is_vendor_object(&table, i)) {
+        VENDOR_OPENED.push(file);
+    }
 }
 
 fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {

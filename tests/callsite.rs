@@ -375,14 +375,17 @@ fn vendor_internal_programs(
     exe
 }
 
-/// A call the vendor's own libraries make (libcann_hixl.so registering host memory with ACL)
-/// is the vendor's: regcheck forwards it untouched whatever it finds (at most a debug line),
-/// and still records what it registered. The same call from the application is checked. The
-/// vendor's library is told by identity: it lives in the directory of the ACL library
-/// regcheck resolved (here a copy of the simulator's, with `libllm_datadist.so` beside it, as
-/// in the vendor's `lib64`).
+/// The vendor's objects are told by identity (issue 33, item 7): what regcheck resolved and
+/// what those load, never a neighbour by directory. An application's own library installed in
+/// the vendor's library directory (here a copy of the simulator's `lib64`, with the
+/// application's `libllm_datadist.so` beside it, as a wheel that bundles libraries or a
+/// container's `lib/` has) is the application's: its misaligned registration is rejected with
+/// the rule (100000), where bare the driver's 507899 reaches the caller. Seen failing before:
+/// the directory rule took it for the vendor's (a debug line, and 507899).
+/// (Calls the vendor's own libraries make are the vendor's business:
+/// tests/decisions.rs::pageable_memory_the_vendor_registers_for_a_ub_endpoint_is_refused_on_an_old_kernel.)
 #[test]
-fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
+fn an_applications_library_beside_the_vendors_is_the_applications() {
     let dir = testkit::target_dir().join("vendor-internal-tests");
     let lib64 = dir.join("lib64");
     std::fs::create_dir_all(&lib64).unwrap();
@@ -395,7 +398,7 @@ fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
     }
     let exe = vendor_internal_programs(&dir, &lib64, "libllm_datadist.so", &lib64);
     let bare = testkit::Run::new(&exe).run();
-    let want_vendor = stdout_value(&bare, "rc vendor_misaligned").to_string();
+    assert_eq!(stdout_value(&bare, "rc vendor_misaligned"), "507899", "{}", bare.dump());
     for audited in [false, true] {
         let mut run = testkit::Run::new(&exe).preload(testkit::regcheck().shared).env("REGCHECK_LOG", "debug");
         if audited {
@@ -404,29 +407,11 @@ fn calls_made_by_the_vendors_own_libraries_are_the_vendors() {
         let o = run.run();
         let ctx = || format!("audited {audited}\n{}\nbare:\n{}", o.dump(), bare.dump());
         assert_eq!(o.code(), Some(0), "{}", ctx());
-        // The vendor library's call would not crash: its business. Forwarded untouched, the
-        // vendor answers as it does bare (its own code reaches the application's call).
-        assert_eq!(stdout_value(&o, "rc vendor_misaligned"), want_vendor, "{}", ctx());
-        assert!(
-            o.stderr.contains("[ACL-HOSTREG-ALIGN] aclrtHostRegisterV2(")
-                && o.stderr.contains("is made by the vendor's own library")
-                && o.stderr.contains("libllm_datadist.so"),
-            "{}",
-            ctx()
-        );
-        // The application's: checked.
+        assert_eq!(stdout_value(&o, "rc vendor_misaligned"), "100000", "{}", ctx());
         assert_eq!(stdout_value(&o, "rc app_misaligned"), "100000", "{}", ctx());
-        assert_eq!(o.stderr.matches("regcheck: error: [ACL-HOSTREG-ALIGN]").count(), 1, "{}", ctx());
-        // What the vendor library registered is recorded: the application's overlap is found
-        // (seen without the audit module: an error, forwarded; certain with it: rejected).
+        assert_eq!(o.stderr.matches("regcheck: error: [ACL-HOSTREG-ALIGN]").count(), 2, "{}", ctx());
+        assert!(!o.stderr.contains("is made by the vendor's own library"), "{}", ctx());
         assert_eq!(stdout_value(&o, "rc vendor_register"), "0", "{}", ctx());
-        assert_eq!(stdout_value(&o, "rc app_overlap"), "507910", "{}", ctx());
-        assert_eq!(o.stderr.matches("regcheck: error: [ACL-HOSTREG-OVERLAP]").count(), 1, "{}", ctx());
-        // A finding by records on the vendor library's own call is its business too: a debug
-        // line, forwarded, and the vendor answers.
-        assert_eq!(stdout_value(&o, "rc vendor_overlap"), "507910", "{}", ctx());
-        assert_eq!(o.stderr.matches("is made by the vendor's own library (").count(), 2, "{}", ctx());
-        assert_eq!(o.sim_calls("aclrtHostRegisterV2"), if audited { 3 } else { 4 }, "{}", ctx());
         assert_eq!(stdout_value(&o, "rc vendor_unregister"), "0", "{}", ctx());
     }
 }

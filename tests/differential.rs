@@ -33,14 +33,12 @@ fn open_deviation(v: &Violation, failure: &str, path_known: bool) -> Option<&'st
     let step = failure.lines().find(|l| l.contains("<<<")).unwrap_or_else(|| failure.lines().next().unwrap_or(""));
     let pinned_only = step.contains(", PINNED)") || step.contains(", PINNED,");
     match (v.kind, v.door) {
-        // The certainty principle: without the audit module, memory regcheck has no record of
-        // may be an unseen aclrtMallocHost's; its finding is a warning that says so, and the
-        // vendor answers. Under --audit every such crash must be stopped.
-        ("crashes under regcheck", Door::Preload) => Some("unknown without LD_AUDIT: warned, not stopped"),
+        // (Issue 32: under LD_PRELOAD alone regcheck's own dlsym makes its records whole, so a
+        // crash let through there is a failure, as under --audit.)
         // A PINNED-only registration reaches the driver (and its page-locking) only on the
         // driver path, which regcheck cannot tell from the runtime-table path after 9.1 (it
         // cannot ask the driver for its feature); on 9.1.0 the release profile knows it.
-        ("crashes under regcheck", Door::Audit) if pinned_only && !path_known => {
+        ("crashes under regcheck", _) if pinned_only && !path_known => {
             Some("PINNED-only: the registration path is unknown")
         }
         // Both fail; which check answers first depends on the registration path (the runtime's

@@ -541,6 +541,6 @@ fn without_the_layer_the_plugin_says_so_once_and_does_nothing() {
     let text = stdout(&out);
     assert!(text.contains("2 passed"), "{}", both(&out));
     assert_eq!(text.matches("the layer is not loaded").count(), 1, "{}", both(&out));
-    assert!(text.contains("regcheck run --audit pytest"), "{}", both(&out));
+    assert!(text.contains("regcheck run pytest"), "{}", both(&out));
     assert!(!text.contains("regcheck findings"), "{}", both(&out));
 }

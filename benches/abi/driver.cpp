@@ -21,6 +21,7 @@
 //   driver mem N                   heap and resident bytes per live ACL registration, N of them
 // `time` and `warn` also print `alloc_<figure>`: heap allocations per call (the driver counts
 // every malloc of the process, its own malloc family forwarding to glibc's).
+#include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -262,6 +263,10 @@ int cmd_time(size_t n) {
   if (n > 0) print("devptr", measure(20000, 15, [&](int i) { devptr(regs, i); }));
   print_count("alloc_regunreg", allocations_per_call([&](int) { reg_unreg(buf); }));
   if (n > 0) print_count("alloc_devptr", allocations_per_call([&](int i) { devptr(regs, i); }));
+  // A look-up of a name regcheck does not check (its own dlsym lets the C library answer).
+  print("dlsym", measure(20000, 15, [&](int) {
+    if (dlsym(RTLD_DEFAULT, "aclrtGetDevice") == nullptr) die("dlsym aclrtGetDevice", 0);
+  }));
   if (no_hixl) return 0;
   print("xfer64", measure(200, 15, [&](int i) { transfer(h, h.lists64[i & 63]); }) / kOps);
   print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));

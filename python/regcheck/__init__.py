@@ -8,7 +8,7 @@ Paths (for build systems and launchers), valid wherever the wheel was installed:
   (``libascendcl.so``, ``libacl_rt.so``, ``libcann_hixl.so``, ...) and its headers, to build
   and run Ascend code in CI without an NPU.
 
-In a process running under the layer (``regcheck run --audit python ...``):
+In a process running under the layer (``regcheck run python ...``):
 
 * :func:`active`: whether the layer is loaded (this module never loads it);
 * :func:`findings`: the findings so far, oldest first (the last 1024 are kept);

@@ -2,7 +2,7 @@
 
 Run the suite under the layer, which must be loaded before the interpreter starts::
 
-    regcheck run --audit pytest tests/
+    regcheck run pytest tests/
 
 A test during which the layer reported an ``error`` finding fails, with the finding (rule,
 call, message, call site) in its report. ``--regcheck-warnings=fail|report|ignore`` decides
@@ -23,7 +23,7 @@ import pytest
 
 import regcheck
 
-RUN_HINT = "regcheck run --audit pytest ..."
+RUN_HINT = "regcheck run pytest ..."
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

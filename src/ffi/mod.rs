@@ -21,6 +21,8 @@ pub mod api;
 pub mod api_annotate;
 pub mod api_findings;
 /// cbindgen:ignore
+pub mod dl;
+/// cbindgen:ignore
 pub mod errmsg;
 /// cbindgen:ignore
 pub mod hal;
@@ -49,6 +51,16 @@ extern "C" fn register_fork_handlers_at_load() {
 #[used]
 #[link_section = ".init_array"]
 static REGISTER_FORK_HANDLERS: extern "C" fn() = register_fork_handlers_at_load;
+
+/// At unload: a program linked with the vendor's library ahead of regcheck never calls it;
+/// say so (once, on stderr) when the process ends.
+extern "C" fn warn_bypass_at_unload() {
+    let _ = catch_unwind(crate::frontend::warn_bypass_at_exit);
+}
+
+#[used]
+#[link_section = ".fini_array"]
+static WARN_BYPASS_AT_UNLOAD: extern "C" fn() = warn_bypass_at_unload;
 
 /// The panic boundary of the `regcheck_*` API: runs `f`, and on a panic logs it and returns
 /// `fallback`. No panic crosses into C.

@@ -10,8 +10,9 @@ pub mod hal;
 pub mod hixl;
 
 use std::any::Any;
+use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use crate::config::{Mode, TestPanic};
 use crate::report::{self, Outcome};
@@ -178,6 +179,7 @@ fn check_phase<C, R>(
     if rt.mode() == Mode::Off {
         return Ok(None);
     }
+    evaluate_tracking(rt);
     // Two thread-local stores.
     crate::callsite::call_started(frame, call);
     let _busy = Busy::enter();
@@ -218,13 +220,184 @@ fn gap(records: Records, api: Api) -> Option<Gap> {
     if records == Records::Own && api == Api::Cpp {
         return None;
     }
-    let t = crate::platform::audit::tracking();
-    if !t.audited {
-        Some(Gap::NoAudit)
-    } else if !t.at_start {
-        Some(Gap::LoadedLate)
-    } else {
-        None
+    let base = match BASE_GAP.load(Ordering::Relaxed) {
+        NOT_EVALUATED => Some(Gap::NotInterposed),
+        g => decode(g),
+    };
+    base.or(DEEPBIND_GAP.load(Ordering::Relaxed).then_some(Gap::DeepBind))
+}
+
+const NOT_EVALUATED: u8 = 0;
+const WHOLE: u8 = 1;
+
+fn encode(g: Option<Gap>) -> u8 {
+    match g {
+        None => WHOLE,
+        Some(Gap::NotInterposed) => 2,
+        Some(Gap::LoadedLate) => 3,
+        Some(Gap::Bypassed) => 4,
+        Some(Gap::DeepBind) => 5,
+        Some(Gap::InternalFailure) => 6,
+    }
+}
+
+fn decode(v: u8) -> Option<Gap> {
+    match v {
+        2 => Some(Gap::NotInterposed),
+        3 => Some(Gap::LoadedLate),
+        4 => Some(Gap::Bypassed),
+        5 => Some(Gap::DeepBind),
+        6 => Some(Gap::InternalFailure),
+        _ => None,
+    }
+}
+
+/// What the process's set-up leaves out of regcheck's records ([`evaluate_tracking`]), as
+/// [`encode`]d; [`NOT_EVALUATED`] before the first intercepted call.
+static BASE_GAP: AtomicU8 = AtomicU8::new(NOT_EVALUATED);
+/// A library opened with `RTLD_DEEPBIND` binds the vendor's functions itself.
+static DEEPBIND_GAP: AtomicBool = AtomicBool::new(false);
+/// How many `RTLD_DEEPBIND` opens [`DEEPBIND_GAP`] accounts for.
+static DEEPBIND_SEEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Names regcheck interposes, one per vendor library, asked of the global scope to see whether
+/// the vendor's definition comes first.
+const PROBES: [&CStr; 3] = [c"aclrtHostRegisterV2", c"aclrtMallocHost", c"HixlCSClientCreate"];
+
+/// The vendor's function that the global scope gives for a name regcheck interposes, ahead of
+/// regcheck's own (the program was linked with the vendor's library first): its name and
+/// object. Loader calls: never under a regcheck lock.
+pub fn bypassed_by() -> Option<(&'static str, String)> {
+    let boot = crate::platform::dynsym::bootstrap();
+    // regcheck opened after the program started: not a matter of link order (loaded late).
+    if boot.after_c_library {
+        return None;
+    }
+    let own = boot.syms?;
+    PROBES.iter().find_map(|name| {
+        // SAFETY: a plain look-up in the global scope (regcheck's own dlsym lets the C
+        // library answer its own look-ups).
+        let g = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        if g.is_null() || own.holds(g as usize) || !crate::vendor::is_vendor_definition(name, g) {
+            return None;
+        }
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        // SAFETY: dladdr reads the loader's tables; info is a valid out-pointer.
+        let object = if unsafe { libc::dladdr(g, &mut info) } != 0 && !info.dli_fname.is_null() {
+            unsafe { CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned()
+        } else {
+            "the vendor's library".to_string()
+        };
+        Some((name.to_str().unwrap_or("?"), object))
+    })
+}
+
+/// The warning for a program whose calls bind to the vendor ahead of regcheck.
+pub fn bypass_warning(name: &str, object: &str) -> String {
+    format!(
+        "warning: {object} comes before libregcheck.so in this program's link order: the program's calls to the vendor's functions ({name} among them) go to the vendor directly and are not checked. Link with -lregcheck before the vendor's library (-lregcheck -lascendcl), or load it with LD_PRELOAD=.../libregcheck.so"
+    )
+}
+
+/// Find out, once, whether regcheck's records are whole (its own `dlsym` answers look-ups by
+/// name, or the audit module redirects them; it was loaded with the program; the vendor is
+/// not ahead of it), and, at every new `RTLD_DEEPBIND` open, whether that library binds the
+/// vendor itself. Loader calls: called with no regcheck lock held.
+fn evaluate_tracking(rt: &Runtime) {
+    if BASE_GAP.load(Ordering::Relaxed) == NOT_EVALUATED {
+        let t = crate::platform::audit::tracking();
+        let base = if t.audited {
+            (!t.at_start).then_some(Gap::LoadedLate)
+        } else if !crate::platform::dynsym::interposes() {
+            Some(if crate::platform::dynsym::bootstrap().after_c_library {
+                Gap::LoadedLate
+            } else {
+                Gap::NotInterposed
+            })
+        } else {
+            None
+        };
+        let base = match (base, bypassed_by()) {
+            (_, Some((name, object))) => {
+                rt.note_once("bypassed", log::Level::Warn, || {
+                    bypass_warning(name, &object).replacen("warning: ", "", 1)
+                });
+                Some(Gap::Bypassed)
+            }
+            (Some(Gap::NotInterposed), None) => {
+                rt.note_once("not-interposed", log::Level::Info, || {
+                    format!("{}: findings that rest on its records are warnings only", Gap::NotInterposed.reason())
+                });
+                Some(Gap::NotInterposed)
+            }
+            (base, None) => base,
+        };
+        BASE_GAP.store(encode(base), Ordering::Relaxed);
+    }
+    if let Some(name) = new_deepbind_bypass() {
+        rt.note_once("deepbind", log::Level::Warn, || deepbind_warning(&name).replacen("warning: ", "", 1));
+    }
+}
+
+/// The warning for a library opened with `RTLD_DEEPBIND` that binds the vendor itself.
+fn deepbind_warning(name: &str) -> String {
+    format!("warning: {name} was opened with RTLD_DEEPBIND and binds the vendor's functions itself: its calls go to the vendor without regcheck, so findings that rest on regcheck's records are warnings only from then on; run under `regcheck run --audit` to check them")
+}
+
+/// The first library opened with `RTLD_DEEPBIND` since the last look that binds the vendor
+/// itself (the audit module redirects those bindings: then none). Sets [`DEEPBIND_GAP`].
+fn new_deepbind_bypass() -> Option<String> {
+    let opened = crate::platform::audit::DEEPBIND_OPENED.count();
+    let seen = DEEPBIND_SEEN.swap(opened, Ordering::Relaxed);
+    if opened <= seen || crate::platform::audit::tracking().audited {
+        return None;
+    }
+    let mut found = None;
+    for i in seen..opened {
+        let file = crate::platform::audit::DEEPBIND_OPENED.get(i);
+        if file.is_none_or(binds_the_vendor) {
+            DEEPBIND_GAP.store(true, Ordering::Relaxed);
+            found.get_or_insert_with(|| {
+                file.map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "a library".into())
+            });
+        }
+    }
+    found
+}
+
+/// Whether the library `file` (opened with `RTLD_DEEPBIND`) finds a vendor function in its own
+/// scope, not regcheck's (also when it cannot be found again: then it may).
+fn binds_the_vendor(file: &CStr) -> bool {
+    let Some(own) = crate::platform::dynsym::bootstrap().syms else { return true };
+    // SAFETY: RTLD_NOLOAD opens nothing new; the handle is closed again.
+    let h = unsafe { libc::dlopen(file.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+    if h.is_null() {
+        return true;
+    }
+    let found = PROBES.iter().any(|name| {
+        // SAFETY: a look-up in the library's own scope.
+        let p = unsafe { libc::dlsym(h, name.as_ptr()) };
+        !p.is_null() && !own.holds(p as usize)
+    });
+    // SAFETY: the handle was opened above.
+    unsafe { libc::dlclose(h) };
+    found
+}
+
+/// At unload (the process's exit): a program that never called regcheck because the vendor's
+/// library came first in its link order is told so, once; so is a library opened with
+/// `RTLD_DEEPBIND` that bound the vendor itself, if not said yet.
+pub fn warn_bypass_at_exit() {
+    if Busy::active() {
+        return;
+    }
+    if BASE_GAP.load(Ordering::Relaxed) == NOT_EVALUATED {
+        if let Some((name, object)) = bypassed_by() {
+            report::write_notice("warning", &bypass_warning(name, &object));
+        }
+    }
+    if let Some(name) = new_deepbind_bypass() {
+        report::write_notice("warning", &deepbind_warning(&name));
     }
 }
 

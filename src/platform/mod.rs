@@ -6,6 +6,7 @@
 pub mod address;
 pub mod atfork;
 pub mod audit;
+pub mod dynsym;
 pub mod files;
 pub mod hdk;
 pub mod kernel;

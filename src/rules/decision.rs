@@ -105,15 +105,23 @@ pub enum Caller {
     Vendor,
 }
 
-/// Why regcheck's records may lack calls.
+/// Why regcheck's records may lack calls: the only cases left once regcheck's own `dlsym`
+/// answers look-ups by name (see docs/audit.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gap {
-    /// Without the `LD_AUDIT` module, `ctypes` and `dlopen` + `dlsym` callers never reach
-    /// regcheck: `regcheck run --audit` closes this gap.
-    NoAudit,
+    /// regcheck's own `dlsym` is not the one the program uses (the static library, or another
+    /// library defines `dlsym` ahead of it): `ctypes` and `dlopen` + `dlsym` callers may reach
+    /// the vendor past it. `regcheck run --audit` closes this gap.
+    NotInterposed,
     /// regcheck was loaded after the program started: what was allocated and registered before
     /// is not in its records.
     LoadedLate,
+    /// The vendor's library is ahead of regcheck in the program's link order: the program's
+    /// calls bind to the vendor directly.
+    Bypassed,
+    /// A library opened with `RTLD_DEEPBIND` binds the vendor's functions itself, past
+    /// regcheck. `regcheck run --audit` closes this gap.
+    DeepBind,
     /// An internal failure of regcheck may have lost a record.
     InternalFailure,
 }
@@ -122,8 +130,10 @@ impl Gap {
     /// Why, as a clause of a message.
     pub fn reason(self) -> &'static str {
         match self {
-            Gap::NoAudit => "regcheck runs without its LD_AUDIT module, so calls made through ctypes or dlopen+dlsym (Python's ACL calls, for one) never reach it and its records may lack them",
+            Gap::NotInterposed => "regcheck's own dlsym is not the one this program uses (regcheck is linked statically, or another library defines dlsym ahead of it), so calls made through ctypes or dlopen+dlsym may reach the vendor without it and its records may lack them",
             Gap::LoadedLate => "regcheck was loaded after the program started, so memory allocated and registered before then is not in its records",
+            Gap::Bypassed => "the vendor's library comes before regcheck in this program's link order, so the program's calls go to the vendor directly and regcheck's records lack them",
+            Gap::DeepBind => "a library opened with RTLD_DEEPBIND binds the vendor's functions itself, so its calls go to the vendor without regcheck and its records may lack them",
             Gap::InternalFailure => "an internal failure of regcheck earlier in this process may have lost records",
         }
     }
@@ -131,8 +141,9 @@ impl Gap {
     /// How to close the gap, when there is a way.
     pub fn advice(self) -> Option<&'static str> {
         match self {
-            Gap::NoAudit => Some("run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) to make it certain"),
+            Gap::NotInterposed | Gap::DeepBind => Some("run the program under `regcheck run --audit` (LD_AUDIT=.../libregcheck_audit.so as well as LD_PRELOAD) to make it certain"),
             Gap::LoadedLate => Some("load regcheck with the program (LD_PRELOAD, or link it) to make it certain"),
+            Gap::Bypassed => Some("link -lregcheck before the vendor's library (or load it with LD_PRELOAD) to make it certain"),
             Gap::InternalFailure => None,
         }
     }
@@ -300,7 +311,14 @@ mod tests {
         [None, Some(Evidence::Certain), Some(Evidence::Seen), Some(Evidence::Unknown)];
     const HARMS: [Harm; 3] = [Harm::Crash, Harm::Fails, Harm::Accepted];
     const CALLERS: [Caller; 2] = [Caller::Application, Caller::Vendor];
-    const GAPS: [Option<Gap>; 4] = [None, Some(Gap::NoAudit), Some(Gap::LoadedLate), Some(Gap::InternalFailure)];
+    const GAPS: [Option<Gap>; 6] = [
+        None,
+        Some(Gap::NotInterposed),
+        Some(Gap::LoadedLate),
+        Some(Gap::Bypassed),
+        Some(Gap::DeepBind),
+        Some(Gap::InternalFailure),
+    ];
     const MODES: [Enforcement; 2] = [Enforcement::Enforce, Enforcement::Report];
 
     fn every_case() -> Vec<Case> {
@@ -326,7 +344,7 @@ mod tests {
     #[test]
     fn the_whole_product_of_the_inputs() {
         let cases = every_case();
-        assert_eq!(cases.len(), 4 * 5 * 4 * 3 * 2 * 4 * 2);
+        assert_eq!(cases.len(), 4 * 5 * 4 * 3 * 2 * 6 * 2);
         for c in &cases {
             let d = decide(c);
             let ev = evidence(c);
@@ -386,7 +404,7 @@ mod tests {
             evidence: None,
             harm: Harm::Crash,
             caller: Caller::Application,
-            gap: Some(Gap::NoAudit),
+            gap: Some(Gap::NotInterposed),
             mode: Enforcement::Enforce,
         };
         assert_eq!(evidence(&c), Evidence::Unknown);
@@ -406,16 +424,20 @@ mod tests {
 
     #[test]
     fn the_advice_is_given_only_where_it_helps() {
-        for gap in [Gap::NoAudit, Gap::LoadedLate, Gap::InternalFailure] {
+        for gap in [Gap::NotInterposed, Gap::LoadedLate, Gap::Bypassed, Gap::DeepBind, Gap::InternalFailure] {
             for why in [Why::Seen { gap, would_reject: true }, Why::Unknown { gap, would_reject: false }] {
                 let text = why.text(507911);
-                assert_eq!(text.contains("--audit"), gap == Gap::NoAudit, "{gap:?}: {text}");
+                assert_eq!(
+                    text.contains("--audit"),
+                    matches!(gap, Gap::NotInterposed | Gap::DeepBind),
+                    "{gap:?}: {text}"
+                );
                 assert!(text.contains(gap.reason()), "{text}");
             }
         }
-        let seen = Why::Seen { gap: Gap::NoAudit, would_reject: true }.text(507911);
+        let seen = Why::Seen { gap: Gap::NotInterposed, would_reject: true }.text(507911);
         assert!(seen.contains("saw this itself") && seen.contains("instead of rejecting with 507911"), "{seen}");
-        let seen = Why::Seen { gap: Gap::NoAudit, would_reject: false }.text(507911);
+        let seen = Why::Seen { gap: Gap::NotInterposed, would_reject: false }.text(507911);
         assert!(!seen.contains("instead of rejecting"), "{seen}");
     }
 }

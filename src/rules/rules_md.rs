@@ -24,15 +24,19 @@ pub fn catalogue_markdown() -> String {
     out.push_str("[hixl.md](hixl.md) for the engine an instance runs. `adxl::AdxlEngine` runs the same engines: its\n");
     out.push_str("calls are judged by the HIXL rules, plus ADXL's own (`ADXL-*`; see [adxl.md](adxl.md)).\n\n");
     out.push_str("A rejection needs certainty. \"Evidence\" says how sure regcheck is of a rule's findings\n");
-    out.push_str("under `LD_PRELOAD` alone (or linking): **certain** for rules that judge the call's arguments and\n");
+    out.push_str("where its records may be incomplete: **certain** for rules that judge the call's arguments and\n");
     out.push_str("the platform, and the `hixl::Hixl` and `adxl::AdxlEngine` members' own records (C++ members\n");
     out.push_str("are bound by the dynamic linker, never looked up by name); for rules that judge by records of C\n");
     out.push_str("calls (ACL allocations and\n");
     out.push_str("registrations, the HixlCS API), which a caller can make through `ctypes` or `dlsym` unseen,\n");
     out.push_str("**seen** (regcheck saw the registration, or the unregistration, itself, but an unseen call may\n");
     out.push_str("have changed it since) or **unknown** (the finding rests on a record regcheck does not have).\n");
-    out.push_str("With the `LD_AUDIT` module, in a process regcheck was loaded with (`regcheck run --audit`),\n");
-    out.push_str("every rule is certain. Certain findings are applied at their action; seen ones are logged and\n");
+    out.push_str(
+        "Loaded with the program (`LD_PRELOAD`, `regcheck run`, `-lregcheck` ahead of the vendor), regcheck's\n",
+    );
+    out.push_str("own `dlsym` makes its records whole, as the `LD_AUDIT` module does, and every rule is certain;\n");
+    out.push_str("[audit.md](audit.md#what-is-still-unknown-and-why) says where they may not be (linked statically,\n");
+    out.push_str("loaded late, bypassed). Certain findings are applied at their action; seen ones are logged and\n");
     out.push_str("counted at their action (an `error` fails `REGCHECK_ERROR_EXITCODE`) but not rejected; unknown\n");
     out.push_str("ones are at most warnings and never counted as errors. A single finding can know better than\n");
     out.push_str("its rule (a pageable heap buffer is certainly not from `aclrtMallocHost`; a double\n");

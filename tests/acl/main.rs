@@ -84,8 +84,8 @@ impl Case<'_> {
 
     /// Checked where regcheck's records are whole (its `LD_AUDIT` module loaded, the library
     /// preloaded or linked: `regcheck run --audit`): for the scenarios whose rejections judge
-    /// by records of earlier calls, which without the module are warnings
-    /// (`rules::rejections_by_records_need_ld_audit`).
+    /// by records of earlier calls (whole also without the module, preloaded or linked:
+    /// `rules::rejections_by_records_need_whole_records`).
     fn check_audited(&self) {
         self.check_in(&[Mode::Preload, Mode::Shared], true)
     }

@@ -365,12 +365,15 @@ fn unregister_needs_the_exact_base() {
     );
 }
 
-/// A rejection needs certainty: without the `LD_AUDIT` module, a registration made through a
-/// handle of the caller's own (`ctypes`, `dlsym`) never reaches regcheck, so "not registered"
-/// in its records is no proof. Each such finding is a warning that says why and how to be
-/// sure, the call goes to the vendor, and the vendor's answer is what the program gets.
+/// A rejection needs certainty. Preloaded or linked (`-lregcheck`), regcheck's own `dlsym`
+/// brings every caller to it, so its records are whole and it decides exactly as under the
+/// `LD_AUDIT` module (issue 32; seen failing before: forwarded with a warning). Linked with
+/// libregcheck.a, a registration made through a handle of the caller's own (`ctypes`,
+/// `dlsym`) may never reach regcheck, so "not registered" in its records is no proof: each
+/// such finding is a warning that says why and how to be sure, the call goes to the vendor,
+/// and the vendor's answer is what the program gets.
 #[test]
-fn rejections_by_records_need_ld_audit() {
+fn rejections_by_records_need_whole_records() {
     // Seen: regcheck saw the registration the call collides with, so the finding keeps its
     // level (and counts) but is not enforced; unknown: no record, a warning.
     for (scenario, rule, call, seen) in [
@@ -378,29 +381,38 @@ fn rejections_by_records_need_ld_audit() {
         ("overlap", "ACL-HOSTREG-OVERLAP", V2, true),
         ("devptr", "ACL-DEVPTR-NOT-MAPPED", "aclrtHostGetDevicePointer", false),
     ] {
-        let b = bare(scenario, &[]);
-        for mode in MODES {
+        for mode in [Mode::Preload, Mode::Shared] {
             let o = run_in(mode, scenario, &[]);
-            let ctx = || format!("{scenario} {mode:?}\n{}", o.dump());
-            // The other findings of the scenario (NULL pointers, a flag) still reject.
-            let forwarded: Vec<_> =
-                codes(&o).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
-            let vendor: Vec<_> =
-                codes(&b).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
-            assert_eq!(forwarded, vendor, "{}", ctx());
-            let (level, not, why) = if seen {
-                ("error", "warning", "regcheck saw this itself")
-            } else {
-                ("warning", "error", "regcheck has no record to be sure of this")
-            };
-            assert!(o.stderr.contains(&format!("regcheck: {level}: [{rule}]")), "{}", ctx());
-            // (An overlap on another device is explained as a warning after the vendor's answer.)
-            if !seen {
-                assert!(!o.stderr.contains(&format!("regcheck: {not}: [{rule}]")), "{}", ctx());
-            }
-            assert!(o.stderr.contains(why) && o.stderr.contains("regcheck run --audit"), "{}", ctx());
-            assert!(o.sim_calls(call) > 0, "{}", ctx());
+            let audited = scenarios().run(mode).arg(scenario).audit().run();
+            let ctx = || format!("{scenario} {mode:?}\n{}\n--- audited\n{}", o.dump(), audited.dump());
+            assert_eq!(codes(&o), codes(&audited), "{}", ctx());
+            assert!(o.stderr.contains(&format!("regcheck: error: [{rule}]")), "{}", ctx());
+            assert!(!o.stderr.contains("regcheck saw this itself"), "{}", ctx());
+            assert!(!o.stderr.contains("regcheck has no record to be sure"), "{}", ctx());
+            assert_eq!(o.sim_calls(call), audited.sim_calls(call), "{}", ctx());
         }
+        let b = bare(scenario, &[]);
+        let o = run_in(Mode::Static, scenario, &[]);
+        let ctx = || format!("{scenario} static\n{}", o.dump());
+        // The other findings of the scenario (NULL pointers, a flag) still reject.
+        let forwarded: Vec<_> =
+            codes(&o).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
+        let vendor: Vec<_> =
+            codes(&b).into_iter().filter(|(l, _)| !["null_out", "flag"].contains(&l.as_str())).collect();
+        assert_eq!(forwarded, vendor, "{}", ctx());
+        let (level, not, why) = if seen {
+            ("error", "warning", "regcheck saw this itself")
+        } else {
+            ("warning", "error", "regcheck has no record to be sure of this")
+        };
+        assert!(o.stderr.contains(&format!("regcheck: {level}: [{rule}]")), "{}", ctx());
+        // (An overlap on another device is explained as a warning after the vendor's answer.)
+        if !seen {
+            assert!(!o.stderr.contains(&format!("regcheck: {not}: [{rule}]")), "{}", ctx());
+        }
+        assert!(o.stderr.contains(why) && o.stderr.contains("regcheck run --audit"), "{}", ctx());
+        assert!(o.stderr.contains("regcheck's own dlsym is not the one this program uses"), "{}", ctx());
+        assert!(o.sim_calls(call) > 0, "{}", ctx());
     }
 }
 

@@ -9,6 +9,9 @@
 //   dlsym_malloc_host          aclrtMallocHost through dlopen + dlsym (unseen under LD_PRELOAD),
 //                              then aclrtHostRegisterV2(MAPPED) through the PLT.
 //   double_unregister          register a page, unregister it twice.
+//   kv_cache_mapped            a 64 MiB KV cache from posix_memalign (glibc serves it with mmap)
+//                              registered with aclrtHostRegisterV2(MAPPED) through the PLT: on an
+//                              old kernel the simulated driver raises an exception (issue 32).
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +96,18 @@ int DoubleUnregister() {
   return 0;
 }
 
+int KvCacheMapped() {
+  const size_t n = 64u << 20;
+  void *p = nullptr;
+  if (posix_memalign(&p, kPage, n) != 0) die("posix_memalign");
+  memset(p, 1, n);
+  aclError r = aclrtHostRegisterV2(p, n, ACL_HOST_REG_MAPPED);
+  rc("register_kv_cache", r);
+  if (r == ACL_SUCCESS) rc("unregister", aclrtHostUnregister(p));
+  free(p);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -102,5 +117,6 @@ int main(int argc, char **argv) {
   if (s == "cs_ub_pageable" && argc > 2) return CsUbPageable(argv[2]);
   if (s == "dlsym_malloc_host") return DlsymMallocHost();
   if (s == "double_unregister") return DoubleUnregister();
+  if (s == "kv_cache_mapped") return KvCacheMapped();
   die("unknown scenario");
 }

@@ -81,8 +81,8 @@ impl Case<'_> {
     /// Checked where regcheck's records are whole: under its `LD_AUDIT` module, with the
     /// library preloaded or linked (`-lregcheck`), as `regcheck run --audit` runs a program.
     /// For the scenarios whose rejections judge by records of C calls (ACL allocations, the
-    /// HixlCS API): without the module those are warnings (tests/hixl/memory.rs,
-    /// `rejections_by_records_need_ld_audit`).
+    /// HixlCS API); whole also without the module, preloaded or linked (tests/hixl/memory.rs,
+    /// `rejections_by_records_are_certain_preloaded_or_linked`).
     fn check_audited(&self) -> Vec<Outcome> {
         self.check_in(&[Mode::Preload, Mode::Shared], true)
     }

@@ -520,6 +520,7 @@ fn table(
                         REGCHECK_MAX_REPEATS (counted and kept in the findings log, not logged)";
             row(&mut t, what, v, p, "regwarn", a, "", "");
         }
+        row(&mut t, "dlsym of a name regcheck does not check (aclrtGetDevice)", v, p, "dlsym", None, "<= +250 ns", "");
         row(
             &mut t,
             &format!("aclrtHostGetDevicePointer, {MAIN_REGS} live registrations"),

@@ -17,8 +17,9 @@ pub const CANNOT_RUN: u8 = 127;
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Also load the LD_AUDIT module, for callers that look the vendor functions up themselves
-    /// (Python ctypes, dlopen + dlsym).
+    /// Also load the LD_AUDIT module: for the callers regcheck's own dlsym cannot reach
+    /// (the vendor's library linked ahead of regcheck, a static regcheck, RTLD_DEEPBIND by
+    /// a bare name); not needed for Python ctypes or dlopen + dlsym (docs/audit.md).
     #[arg(long)]
     pub audit: bool,
     /// Log everything, reject nothing (REGCHECK_MODE=report).
