@@ -452,8 +452,13 @@ pub fn library_of(name: &[u8]) -> Option<Library> {
         Some(Library::Acl)
     } else if name.starts_with(b"HixlCS") || name.starts_with(b"_ZN4hixl") {
         Some(Library::Hixl)
-    } else if name.starts_with(b"_ZN4adxl") {
+    } else if name.starts_with(b"_ZN4adxl") || name.starts_with(b"_ZN12llm_datadist") {
         Some(Library::Adxl)
+    } else if name.starts_with(b"Hccl") {
+        Some(Library::Hccl)
+    } else if name.starts_with(b"hal") {
+        // The driver's functions, found through the ACL library's dependencies.
+        Some(Library::Acl)
     } else {
         None
     }
