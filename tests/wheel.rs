@@ -57,6 +57,13 @@ impl Env {
         cmd
     }
 
+    /// `regcheck run [extra...] -- program args...` without `--audit`: the default way of use.
+    fn under_regcheck_plain(&self, extra: &[&str], program: &[&str]) -> Command {
+        let mut cmd = self.cmd(self.bin("regcheck"));
+        cmd.arg("run").args(extra).arg("--").args(program);
+        cmd
+    }
+
     /// A Python value of the installed module, e.g. `regcheck.sim_dir()`.
     fn eval(&self, expr: &str) -> String {
         let out = run(self.cmd(self.python()).args(["-c", &format!("import regcheck; print({expr})")]));
@@ -498,6 +505,32 @@ fn the_pytest_plugin_fails_exactly_the_test_with_a_mistake() {
     let out = pytest(env, "pytest-p", Some(&[]), &[("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")], &["-p", "regcheck"]);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
     assert!(stdout(&out).contains("1 failed, 1 passed"), "{}", both(&out));
+}
+
+/// Issue 32's silent pass: `regcheck run pytest` without `--audit`, a test whose `ctypes` call
+/// registers a misaligned pointer. Before regcheck's own `dlsym`, the call went straight to the
+/// vendor and the run said "2 passed ... regcheck: no findings"; now the test fails, naming
+/// ACL-HOSTREG-ALIGN and the Python line.
+#[test]
+fn the_pytest_plugin_fails_the_mistake_without_audit_too() {
+    let env = env();
+    let dir = scratch("pytest-no-audit");
+    let cases = dir.join("test_cases.py");
+    fs::copy(testkit::workspace_root().join("tests/py/wheel_plugin_cases.py"), &cases).unwrap();
+    let py = env.python();
+    let args = [py.to_str().unwrap(), "-m", "pytest", "-p", "no:cacheprovider", "-rA", cases.to_str().unwrap()];
+    let out = run(env.under_regcheck_plain(&[], &args).current_dir(&dir));
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(text.contains("1 failed, 1 passed"), "{}", both(&out));
+    assert!(!text.contains("regcheck: no findings"), "{}", both(&out));
+    assert!(
+        text.contains("error: [ACL-HOSTREG-ALIGN] aclrtHostRegisterV2 at test_misaligned_registration ("),
+        "{}",
+        both(&out)
+    );
+    let line = line_of("wheel_plugin_cases.py", "# the mistake");
+    assert!(text.contains(&format!("test_cases.py:{line})")), "the Python line:\n{}", both(&out));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 """Tests for the regcheck pytest plugin: one makes a registration mistake, one does not.
 
-    regcheck run --audit pytest wheel_plugin_cases.py
+    regcheck run pytest wheel_plugin_cases.py
 
 Under the layer, exactly test_misaligned_registration fails (ACL-HOSTREG-ALIGN).
 """
