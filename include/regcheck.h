@@ -62,10 +62,6 @@ typedef enum {
   REGCHECK_PRODUCT_ATLAS_TRAINING = 7,
 } regcheck_product;
 
-// A CANN release line as far as the profiles need it: `major.minor.patch` (a pre-release
-// `9.2.0-beta.2`, `8.0.RC3` or `8.5.0.beta.1` counts as its line: 9.2, 8.0, 8.5).
-typedef struct CannRelease CannRelease;
-
 // Opaque result of a dry-run check.
 typedef struct regcheck_report regcheck_report;
 

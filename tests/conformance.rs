@@ -187,11 +187,18 @@ fn bless(got: &[(String, String)]) {
     std::fs::write(&path, out).unwrap();
 }
 
-/// The rules whose check is the closed driver's (the product, the alignment, the memory
-/// itself): a row whose vendor test stubs the driver (or the runtime above it) and so succeeds
-/// where the real driver refuses (field failure A1: 507899 for a misaligned pointer) may show
-/// them rejecting. Every other rejection of a row the vendor expects to succeed is a false one.
+/// The rules whose check is below the ACL layer, in the closed driver (the product, the
+/// alignment, the memory itself) or the runtime's registration tables (a range registered
+/// twice, an unregistration or a device pointer of what was never registered): a row whose
+/// vendor test stubs the driver (or the runtime above it) and so succeeds where the real one
+/// refuses (field failure A1: 507899 for a misaligned pointer; `rtsHostUnregister` stubbed to
+/// 0 for a pointer never registered) may show them rejecting, now that regcheck's records are
+/// whole under `LD_PRELOAD`. Every other rejection of a row the vendor expects to succeed is a
+/// false one.
 const DRIVER_RULES: &[&str] = &[
+    "ACL-HOSTUNREG-NOT-REGISTERED",
+    "ACL-DEVPTR-NOT-MAPPED",
+    "ACL-HOSTREG-OVERLAP",
     "ACL-HOSTREG-ALIGN",
     "ACL-HOSTREG-UNMAPPED",
     "ACL-HOSTREG-STACK",

@@ -45,11 +45,16 @@ const LLM_PARAM_INVALID: i64 = 0x5010_B005;
 /// The scenario in every mode: it exits 0 and every call returns what it returns without
 /// regcheck but for the rejections `rejected` lists (label, code); no internal failure.
 fn each_mode(args: &[&str], rejected: &[(&str, i64)]) -> Vec<Outcome> {
+    each_mode_env(args, rejected, &[])
+}
+
+/// [`each_mode`], with regcheck's variables `env`.
+fn each_mode_env(args: &[&str], rejected: &[(&str, i64)], env: &[(&str, &str)]) -> Vec<Outcome> {
     let want = bare(args).rc_lines();
     MODES
         .iter()
         .map(|&mode| {
-            let o = run_in(mode, args);
+            let o = run_env(mode, args, env);
             let ctx = || format!("{args:?} in {mode:?}\n{}", o.dump());
             assert_eq!(o.code(), Some(0), "{}", ctx());
             let got = o.rc_lines();
@@ -86,7 +91,8 @@ fn xllm_frees_registered_kv_caches_and_each_free_is_named() {
             assert_eq!(code(&bare, label), 0, "{backend}: {}", bare.dump());
         }
         assert!(bare.stdout.contains("value k_id 1") && bare.stdout.contains("value v_id 2"), "{}", bare.dump());
-        for o in each_mode(&["xllm", backend], &[]) {
+        // Every finding logged (no collapse of repeats from one call site): one line per free.
+        for o in each_mode_env(&["xllm", backend], &[], &[("REGCHECK_MAX_REPEATS", "0")]) {
             let ctx = || format!("{backend}: {}", o.dump());
             let frees = logged(&o, "warning", "HIXL-FREE-REGISTERED", "aclrtFree");
             assert_eq!(frees.len(), 8, "one per freed layer buffer: {}", ctx());

@@ -135,12 +135,27 @@ impl Model {
     /// and what only the driver refuses of a PINNED-only registration, which the runtime's own
     /// tables may take without the driver).
     fn register(&self, kind: u64, page: u64, pages: u64, flag: u32, misalign: u64) -> AclVerdict {
+        self.register_over(kind, page, pages, flag, misalign, true)
+    }
+
+    /// [`Model::register`], counting PINNED-only registrations among the overlaps or not.
+    fn register_over(
+        &self,
+        kind: u64,
+        page: u64,
+        pages: u64,
+        flag: u32,
+        misalign: u64,
+        pinned_only_too: bool,
+    ) -> AclVerdict {
         let flag_ok = flag != 0 && flag & !(MAPPED | PINNED | 0x4 | 0x8) == 0;
         let reserved = flag & (0x4 | 0x8) != 0;
         let pinned_only = flag == PINNED;
         let memory_ok = matches!(kind, HEAP | MALLOC_HOST) || kind >= SLOT0;
         let pinned_locked = flag & PINNED != 0 && Self::page_locked(kind);
-        let overlaps = self.regs.iter().any(|r| r.kind == kind && r.page < page + pages && page < r.page + r.pages);
+        let overlaps = self.regs.iter().any(|r| {
+            (pinned_only_too || r.mapped) && r.kind == kind && r.page < page + pages && page < r.page + r.pages
+        });
         let driver_ok = misalign == 0 && memory_ok;
         if pages == 0 || !flag_ok || overlaps || (!driver_ok && !pinned_only) {
             AclVerdict::Forbidden
@@ -164,7 +179,16 @@ impl Model {
                 verdict
             }
             Op::RegV1 { kind, page, pages } => {
-                let verdict = self.register(kind, page, pages, MAPPED, 0);
+                // V1 over PINNED-only registrations alone: the driver's path refuses it (507910),
+                // the runtime's tables take it (V1 reads no table); after 9.1.0 regcheck cannot
+                // ask the driver which path it runs, so it warns and the vendor decides.
+                let verdict = match (
+                    self.register(kind, page, pages, MAPPED, 0),
+                    self.register_over(kind, page, pages, MAPPED, 0, false),
+                ) {
+                    (AclVerdict::Forbidden, AclVerdict::Valid | AclVerdict::Warned) => AclVerdict::Warned,
+                    (v, _) => v,
+                };
                 if accepted {
                     self.regs.push(Reg { kind, page, pages, mapped: true });
                 }

@@ -146,7 +146,9 @@ fn random_edges_and_threads_under_asan_and_ubsan() {
         .sanitize()
         .build();
     let b = Built { bare: c.clone(), linked: c };
-    let (how, o) = runs(&b, &["churn".to_string()], &NEW_KERNEL).remove(1);
+    // The program's codes are the driver path's (tests/concurrency.rs says why).
+    let driver_path = [NEW_KERNEL[0], NEW_KERNEL[1], ("ACLSIM_CANN_VERSION", "9.2.0"), ("ACLSIM_PIN_REGISTER", "1")];
+    let (how, o) = runs(&b, &["churn".to_string()], &driver_path).remove(1);
     assert_clean("concurrency churn", how, &o);
     assert!(o.stdout.contains("failures 0"), "{}", o.dump());
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// The release users run (CANN 9.1.0, tag v9.1.0 of hicann/runtime and hicann/hixl): the
 /// profile assumed when regcheck cannot tell.
+/// cbindgen:ignore
 pub const ASSUMED: CannRelease = CannRelease { major: 9, minor: 1, patch: 0 };
 
 /// Where a runtime package's version file lies under an install root (the vendor's
@@ -22,6 +23,7 @@ pub const RUNTIME_VERSION_FILE: &str = "share/info/runtime/version.info";
 
 /// A CANN release line as far as the profiles need it: `major.minor.patch` (a pre-release
 /// `9.2.0-beta.2`, `8.0.RC3` or `8.5.0.beta.1` counts as its line: 9.2, 8.0, 8.5).
+/// cbindgen:ignore
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CannRelease {
     pub major: u32,

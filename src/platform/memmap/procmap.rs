@@ -88,11 +88,33 @@ pub(super) fn procmap_query(start: usize, end: usize, live: &Live) -> io::Result
     }
 }
 
+/// PATH_MAX: the kernel never returns a longer name (d_path fails instead).
+const NAME_LEN: usize = 4096;
+
+thread_local! {
+    /// The thread's buffer for a mapping's name, zeroed once (not 4 KiB of stores per
+    /// registration); only the bytes the kernel wrote are read. Initialised memory, so that
+    /// valgrind, which cannot see this ioctl write it, finds nothing undefined.
+    static NAME: std::cell::RefCell<[u8; NAME_LEN]> = const { std::cell::RefCell::new([0; NAME_LEN]) };
+}
+
 fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Result<Vec<Mapping>> {
-    // PATH_MAX: the kernel never returns a longer name (d_path fails instead). Not zeroed (4 KiB
-    // of stores per registration): only the bytes the kernel wrote are read.
-    let mut name = std::mem::MaybeUninit::<[u8; 4096]>::uninit();
-    let name_len = 4096usize;
+    let with_buf = |name: &mut [u8; NAME_LEN]| procmap_query_into(fd, start, end, live, name);
+    match NAME.try_with(|b| b.try_borrow_mut().ok().map(|mut b| with_buf(&mut b))) {
+        Ok(Some(r)) => r,
+        // A thread being torn down, or a re-entered query: a buffer of its own.
+        _ => with_buf(&mut [0; NAME_LEN]),
+    }
+}
+
+fn procmap_query_into(
+    fd: i32,
+    start: usize,
+    end: usize,
+    live: &Live,
+    name: &mut [u8; NAME_LEN],
+) -> io::Result<Vec<Mapping>> {
+    let name_len = NAME_LEN;
     let mut out = Vec::new();
     let mut addr = start;
     while addr < end {
@@ -125,9 +147,8 @@ fn procmap_query_on(fd: i32, start: usize, end: usize, live: &Live) -> io::Resul
         }
         // vma_name_size counts the terminating NUL; 0 means no name.
         let len = (q.vma_name_size as usize).min(name_len);
-        // SAFETY: the kernel wrote the name's `vma_name_size` bytes (its NUL included) into
-        // the buffer; nothing past them is read.
-        let raw = unsafe { std::slice::from_raw_parts(name.as_ptr().cast::<u8>(), len) };
+        // The kernel wrote the name's `vma_name_size` bytes (its NUL included) into the buffer.
+        let raw = &name[..len];
         let raw = raw.strip_suffix(&[0u8][..]).unwrap_or(raw);
         let path = String::from_utf8_lossy(raw).into_owned();
         let mut m = Mapping {
