@@ -17,10 +17,6 @@ fn scenarios() -> &'static Scenarios {
     S.get_or_init(|| Scenarios::build(|l| Program::cxx("datadist_scenarios", &[SRC]).link(l).libs(LIBS)))
 }
 
-fn run_in(mode: Mode, args: &[&str]) -> Outcome {
-    run_env(mode, args, &[])
-}
-
 fn run_env(mode: Mode, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut r = scenarios().run(mode).args(args);
     for (k, v) in env {
