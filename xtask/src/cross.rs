@@ -144,6 +144,8 @@ const SKIPPED: &[(&str, &str)] = &[
     ("run_names_the_call_site_and_speaks_json", EXEC),
     ("the_demo_shows_the_contrast_per_step", EXEC),
     ("memory::rejections_by_records_are_certain_preloaded_or_linked", EXEC),
+    ("a_new_user_silences_one_finding_by_call_site_with_a_generated_entry", EXEC),
+    ("every_readme_snippet_runs_as_written", EXEC),
     ("the_regcheck_transcripts_are_the_commands_output", EXEC),
     ("a_python_kv_connector_works_under_regcheck_in_two_processes", PYTHON),
     ("ctypes_calls_are_checked_under_ld_audit", PYTHON),
