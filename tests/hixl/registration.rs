@@ -116,6 +116,10 @@ fn the_4001st_registration_is_refused() {
     assert_eq!(codes(&o)[1], ("reg_4001".to_string(), 0), "{}", o.dump());
 }
 
+/// The documented host cap is a warning (issue 33 item 11): no public code checks a total, and
+/// the field's "out of PTEs" comes well above the documented 20 GiB (LMCache-Ascend PR #184: 16
+/// GB works, 72 GB fails), so the vendor answers; the warning says the total, the cap and the
+/// HDK version it followed.
 #[test]
 fn host_cap_follows_the_hdk_version() {
     let origin_off: &[(&str, &str)] =
@@ -123,10 +127,10 @@ fn host_cap_follows_the_hdk_version() {
     let outs = Case {
         scenario: "host_cap",
         env: origin_off,
-        codes: &[("first_12g", 0), ("second_12g", 203900)],
+        codes: &[("first_12g", 0), ("second_12g", 0)],
         rules: &["HIXL-REG-HOST-CAP"],
         absent: &["HIXL-REG-HOST-ORIGIN"],
-        forwarded: &[(REG, 1)],
+        forwarded: &[(REG, 2)],
     }
     .check();
     assert!(outs[0].stderr.contains("20 GiB") && outs[0].stderr.contains("25.3.rc1"), "{}", outs[0].dump());
@@ -144,15 +148,16 @@ fn host_cap_follows_the_hdk_version() {
     assert_eq!(codes(&o), vec![("first_12g".into(), 0), ("second_12g".into(), 0)], "{}", o.dump());
 }
 
+/// The documented device cap is a warning too: no public code checks it.
 #[test]
 fn device_cap_is_50_gib() {
     Case {
         scenario: "device_cap",
         env: &[("REGCHECK_HDK_VERSION", "25.5.0")],
-        codes: &[("first_26g", 0), ("second_26g", 203900)],
+        codes: &[("first_26g", 0), ("second_26g", 0)],
         rules: &["HIXL-REG-DEVICE-CAP"],
         absent: &["HIXL-REG-DEVICE-ORIGIN"],
-        forwarded: &[(REG, 1)],
+        forwarded: &[(REG, 2)],
     }
     .check();
 }
