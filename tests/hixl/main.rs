@@ -9,6 +9,7 @@
 //! (RegisterMem, DeregisterMem), `memory` (where registered memory comes from), `transfers`,
 //! `settings` (the engine, the mode, what is logged), `demos` (whole programs).
 
+mod annotate;
 mod demos;
 mod memory;
 mod registration;
