@@ -81,7 +81,9 @@ fn a_python_registration_through_the_simulators_package_is_checked_and_names_the
         assert_eq!(o.sim_calls("LlmDataDist::RegisterKvCache"), 2, "{}", ctx());
         assert_eq!(o.sim_calls("LlmDataDist::UnregisterKvCache"), 1, "{}", ctx());
         assert!(
-            o.messages().iter().any(|l| l.starts_with("regcheck: warning: [DATADIST-TENSOR-SIZE] LlmDataDist::RegisterKvCache(")),
+            o.messages()
+                .iter()
+                .any(|l| l.starts_with("regcheck: warning: [DATADIST-TENSOR-SIZE] LlmDataDist::RegisterKvCache(")),
             "{}",
             ctx()
         );
