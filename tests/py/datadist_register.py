@@ -4,7 +4,8 @@
 
 Allocates two device buffers with the simulator's ACL (ctypes), initialises an LLMDataDist in
 CacheManager mode, registers a cache whose shape has a zero dimension (the mistake: a block
-count computed as 0), then a good one, unregisters it and finalises. Prints `key=value` lines:
+count computed as 0), one with an address 0 (which the package refuses before the library, as
+CANN's does), then a good one, unregisters it and finalises. Prints `key=value` lines:
 each call's status code (0, or the LLMException's), and, when the `regcheck` module is
 importable and the layer is loaded, each finding as `finding=rule|severity|call|python_site`.
 """
@@ -62,6 +63,8 @@ def main():
     print(f"register_empty_pool={status(lambda: register_empty_pool(manager, k, v))}")
     caches = []
     desc = CacheDesc(2, SHAPE, DataType.DT_BF16, Placement.DEVICE)
+    # refused by the package's own checks (CANN's Python makes them too): the library is not called
+    print(f"register_zero_addr={status(lambda: manager.register_cache(desc, [k, 0]))}")
     print(f"register={status(lambda: caches.append(manager.register_cache(desc, [k, v])))}")
     print(f"unregister={status(lambda: manager.unregister_cache(caches[0].cache_id))}")
     datadist.finalize()
