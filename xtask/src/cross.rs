@@ -115,6 +115,12 @@ const NOT_HERE: &[(&str, &str, &str)] = &[
     ),
     (
         "regcheck",
+        "datadist_python",
+        "runs Python programs whose ctypes loads the simulator's libllm_datadist_py.so and regcheck: the chroot's \
+         python3 is an x86_64 program, which cannot load aarch64 libraries",
+    ),
+    (
+        "regcheck",
         "mooncake",
         "runs Mooncake's NPU wheel from PyPI (mooncake-transfer-engine-npu), which exists for x86_64 only \
          (manylinux_2_35_x86_64), in a CPython 3.11 virtual environment",
@@ -154,6 +160,7 @@ const SKIPPED: &[(&str, &str)] = &[
     ("annotate::the_python_module_annotates_a_pool_through_ctypes", PYTHON),
     ("ctypes_on_the_current_library_name_is_checked", PYTHON),
     ("without_regcheck_the_module_says_so_once_and_changes_nothing", PYTHON),
+    ("the_installed_sim_python_package_loads_its_library_from_the_install", PYTHON),
 ];
 
 /// Single cases inside tests that run here, left out under the emulator by the test itself

@@ -15,6 +15,7 @@
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
+//! lib/regcheck/sim/libllm_datadist_py.so, python/llm_datadist/   the simulator's Python `llm_datadist`
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/doc/regcheck/README.md, docs/*.md    the guide
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix, then
@@ -186,6 +187,16 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
         plan.push((
             format!("include/regcheck/sim/{}", rel.to_string_lossy()),
             Item::Copy { from: header.clone(), mode: 0o644 },
+        ));
+    }
+    // the simulator's Python package `llm_datadist` (ctypes over libllm_datadist_py.so, two
+    // directories up): PYTHONPATH=<prefix>/lib/regcheck/sim/python
+    let sim_python = testkit::sim_python_dir();
+    for file in files_under(&sim_python)?.into_iter().filter(|f| f.extension().is_some_and(|e| e == "py")) {
+        let rel = file.strip_prefix(&sim_python).expect("under the sim python dir");
+        plan.push((
+            format!("lib/regcheck/sim/python/{}", rel.to_string_lossy()),
+            Item::Copy { from: file.clone(), mode: 0o644 },
         ));
     }
 

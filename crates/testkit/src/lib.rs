@@ -37,7 +37,7 @@ pub use make::{
     asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS,
 };
 pub use modes::{Mode, Scenarios, MODES};
-pub use paths::{sim_include_dir, target_dir, workspace_root};
+pub use paths::{sim_include_dir, sim_python_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};
 pub use run::{output_within, Outcome, Run, RunError};
 pub use shown::{SHOWN_BYTES, SHOWN_LINES};

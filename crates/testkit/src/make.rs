@@ -151,6 +151,14 @@ const SIM_LIBS: &[SimLib] = &[
         sources: &["adxl.cpp", "llm_datadist.cpp"],
         link: &["-lcann_hixl", "-lascendcl", "-ldl", "-Wl,-rpath,$ORIGIN"],
     },
+    // simulator-only: the C functions the simulator's Python package `llm_datadist`
+    // (sim/python) calls with ctypes, each calling a public llm_datadist::LlmDataDist member
+    // through the PLT (so an interposer sees them)
+    SimLib {
+        file: "libllm_datadist_py.so",
+        sources: &["llm_datadist_py.cpp"],
+        link: &["-lllm_datadist", "-lcann_hixl", "-Wl,-rpath,$ORIGIN"],
+    },
     // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
     // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes
     // (runtime/mem.h), HCCL's hccl::MemMappingManager, the log library (dlog_pub.h and

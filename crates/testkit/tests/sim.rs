@@ -606,6 +606,7 @@ fn libraries_have_the_vendor_sonames_and_runpath() {
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
         ("libllm_datadist.so", Some("libcann_hixl.so")),
+        ("libllm_datadist_py.so", Some("libllm_datadist.so")),
     ] {
         let out = tool(Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)));
         let text = String::from_utf8_lossy(&out.stdout);
