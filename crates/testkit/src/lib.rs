@@ -34,7 +34,8 @@ mod table;
 pub use elf::soname;
 pub use emulator::{command, cross_target, emulator};
 pub use make::{
-    asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS,
+    asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_release, sim_lib_dir_sanitized, sim_lib_files,
+    Regcheck, SANITIZE_FLAGS, SIM_RELEASES,
 };
 pub use modes::{Mode, Scenarios, MODES};
 pub use paths::{sim_include_dir, target_dir, workspace_root};
