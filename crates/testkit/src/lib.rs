@@ -43,7 +43,7 @@ pub use program::{Lang, Link, Program};
 pub use run::{output_within, Outcome, Run, RunError};
 pub use shown::{SHOWN_BYTES, SHOWN_LINES};
 pub use skip::unavailable;
-pub use table::table_cells;
+pub use table::{row_release, table_cells};
 
 /// The library names of the simulator, for [`Program::libs`].
 pub mod libs {
