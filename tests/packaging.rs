@@ -189,6 +189,8 @@ fn installs_the_documented_tree_and_its_manifest() {
         "lib/regcheck/sim/libcann_hixl.so".into(),
         "lib/regcheck/sim/libllm_datadist.so".into(),
         "lib/regcheck/sim/libascend_hal.so".into(),
+        "lib/regcheck/sim/9.2.0/libllm_datadist.so".into(),
+        "lib/regcheck/sim/9.2.0/libacl_rt.so".into(),
         "include/regcheck/sim/acl/acl.h".into(),
         "include/regcheck/sim/acl/acl_base.h".into(),
         "include/regcheck/sim/acl/error_codes/rt_error_codes.h".into(),

@@ -9,12 +9,14 @@
 //
 // prints "weak=<0|1> dlsym=<0|1> code=<the member's answer for a NULL address, or ->": whether
 // the weak reference was bound, whether dlsym(RTLD_DEFAULT) finds the name (the one nm reads
-// off this program's undefined reference), and, when bound, what the member answers.
+// off this program's undefined reference), and, when bound, what the member answers; then
+// "version=<aclsysGetVersionStr("runtime")>", the release the root answers as.
 #define ACLSIM_ADXL_AFTER_9_1 __attribute__((weak))
 
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "acl/acl.h"
 #include "adxl/adxl_engine.h"
 
 int main(int argc, char **argv) {
@@ -32,5 +34,9 @@ int main(int argc, char **argv) {
   } else {
     printf("weak=0 dlsym=%d code=-\n", found ? 1 : 0);
   }
+  char pkg[] = "runtime";
+  char version[128] = "";
+  aclError v = aclsysGetVersionStr(pkg, version);
+  printf("version=%s (%d)\n", version, v);
   return 0;
 }
