@@ -813,9 +813,19 @@ fn the_lists_in_the_docs_are_the_build() {
     let sim_libs: BTreeSet<String> = manifest
         .lines()
         .filter_map(|l| l.strip_prefix("lib/regcheck/sim/"))
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.contains('/'))
         .map(str::to_string)
         .collect();
+    // each other release's root (lib/regcheck/sim/<release>/) holds the same libraries
+    for release in &testkit::SIM_RELEASES[1..] {
+        let root: BTreeSet<String> = manifest
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("lib/regcheck/sim/{release}/")))
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        assert_eq!(root, sim_libs, "lib/regcheck/sim/{release}/ vs lib/regcheck/sim/");
+    }
     let packaging = fs::read_to_string(testkit::workspace_root().join("docs/packaging.md")).unwrap();
     let row = packaging.lines().find(|l| l.starts_with("| `lib/regcheck/sim/` |")).expect("the simulator's row");
     assert_eq!(code_words(row, |w| w.ends_with(".so")), sim_libs, "docs/packaging.md's simulator row vs the manifest");
