@@ -275,6 +275,13 @@ fn doctor_knows_the_simulator_it_ships_and_says_how_to_use_cann() {
     let t = stdout(&regcheck(&["doctor", "--no-vendor"], &[("LD_LIBRARY_PATH", sim_dir)]));
     assert!(t.contains("ACL in use") && t.contains("regcheck's simulator, not CANN"), "{t}");
     assert!(t.contains(&format!("{}", docs.join("docs/rules.md").display())), "{t}");
+
+    // the simulator's other release roots beside it (lib/regcheck/sim/9.2.0) are the simulator too
+    let root_920 = format!("{sim_dir}/9.2.0");
+    let out = regcheck(&["doctor", "--json", "--no-vendor"], &[("LD_LIBRARY_PATH", &root_920)]);
+    let v = json(&out);
+    assert!(v["acl_in_use"]["path"].as_str().unwrap().starts_with(&root_920), "{}", text(&out));
+    assert_eq!(v["acl_in_use"]["simulator"], true, "{}", text(&out));
 }
 
 fn callsite_program() -> PathBuf {

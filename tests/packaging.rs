@@ -191,6 +191,8 @@ fn installs_the_documented_tree_and_its_manifest() {
         "lib/regcheck/sim/libascend_hal.so".into(),
         "lib/regcheck/sim/libllm_datadist_py.so".into(),
         "lib/regcheck/sim/python/llm_datadist/__init__.py".into(),
+        "lib/regcheck/sim/9.2.0/libllm_datadist.so".into(),
+        "lib/regcheck/sim/9.2.0/libacl_rt.so".into(),
         "include/regcheck/sim/acl/acl.h".into(),
         "include/regcheck/sim/acl/acl_base.h".into(),
         "include/regcheck/sim/acl/error_codes/rt_error_codes.h".into(),
@@ -832,6 +834,16 @@ fn the_lists_in_the_docs_are_the_build() {
         .filter(|l| !l.is_empty() && !l.contains('/'))
         .map(str::to_string)
         .collect();
+    // each other release's root (lib/regcheck/sim/<release>/) holds the same libraries
+    for release in &testkit::SIM_RELEASES[1..] {
+        let root: BTreeSet<String> = manifest
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("lib/regcheck/sim/{release}/")))
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        assert_eq!(root, sim_libs, "lib/regcheck/sim/{release}/ vs lib/regcheck/sim/");
+    }
     let packaging = fs::read_to_string(testkit::workspace_root().join("docs/packaging.md")).unwrap();
     let row = packaging.lines().find(|l| l.starts_with("| `lib/regcheck/sim/` |")).expect("the simulator's row");
     assert_eq!(code_words(row, |w| w.ends_with(".so")), sim_libs, "docs/packaging.md's simulator row vs the manifest");

@@ -295,11 +295,12 @@ bool feature_setting(const char *name, bool dflt) {
 }
 }  // namespace
 
-// The release profile (ACLSIM_CANN_VERSION, default 9.1.0, the release users run): the
-// vendor's master after 9.1 (9.2.0 betas on) differs from 9.1.0 (hicann/runtime tag v9.1.0).
+// The release profile (ACLSIM_CANN_VERSION, default the install root's release: 9.1.0, the release
+// users run, or 9.2.0 in the 9.2.0 root): the vendor's master after 9.1 (9.2.0 betas on) differs
+// from 9.1.0 (hicann/runtime tag v9.1.0).
 const char *cann_version() {
     const char *e = getenv("ACLSIM_CANN_VERSION");
-    return e != nullptr ? e : "9.1.0";
+    return e != nullptr ? e : ACLSIM_DEFAULT_CANN_VERSION;
 }
 
 bool cann_after_9_1() {

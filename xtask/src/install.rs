@@ -16,6 +16,7 @@
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
 //! lib/regcheck/sim/libllm_datadist_py.so, python/llm_datadist/   the simulator's Python `llm_datadist`
+//! lib/regcheck/sim/9.2.0/lib*.so            the same, as CANN 9.2.0 (the default root is 9.1.0: sim/README.md, "Release profiles")
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/doc/regcheck/README.md, docs/*.md    the guide
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix, then
@@ -180,6 +181,11 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
     }
     for lib in testkit::sim_lib_files() {
         plan.push((format!("lib/regcheck/sim/{lib}"), Item::Copy { from: built.sim_lib_dir.join(lib), mode: 0o755 }));
+    }
+    for (release, dir) in &built.sim_release_dirs {
+        for lib in testkit::sim_lib_files() {
+            plan.push((format!("lib/regcheck/sim/{release}/{lib}"), Item::Copy { from: dir.join(lib), mode: 0o755 }));
+        }
     }
     let sim_include = testkit::sim_include_dir();
     for header in files_under(&sim_include)? {

@@ -506,7 +506,8 @@ pub fn examine(load_vendor: bool) -> Report {
 }
 
 /// The simulator installed with this command: `<this program's dir>/../lib/regcheck/sim`, as
-/// `cargo xtask install` and the wheel lay it out, when it holds the simulated ACL library.
+/// `cargo xtask install` and the wheel lay it out, when it holds the simulated ACL library (the
+/// default release's; the other releases' roots are directories in it, e.g. `9.2.0/`).
 fn simulator_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?.join("../lib/regcheck/sim").canonicalize().ok()?;
@@ -530,8 +531,13 @@ fn acl_in_use(libs: &[VendorLibrary], simulator: Option<&Path>) -> Option<AclInU
         .or_else(|| acl().find(|l| l.how == "REGCHECK_ACL_LIB"))
         .or_else(|| acl().next())?;
     let path = first.path.clone()?;
+    // the simulator's directory, and the roots of its other releases in it (`9.2.0/`)
+    let files =
+        |dir: &Path| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect::<Vec<_>>();
     let is_sim = simulator.is_some_and(|dir| {
-        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| same_file(&e.path(), Path::new(&path)))
+        files(dir).iter().any(|f| {
+            same_file(f, Path::new(&path)) || (f.is_dir() && files(f).iter().any(|g| same_file(g, Path::new(&path))))
+        })
     });
     Some(AclInUse { path, how: first.how.clone(), simulator: is_sim })
 }

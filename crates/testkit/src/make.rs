@@ -224,6 +224,46 @@ pub fn sim_lib_dir() -> PathBuf {
     }
 }
 
+/// The CANN releases the simulator has an install root for: the default root (what
+/// [`sim_lib_dir`] builds, and `cargo xtask install` puts in `lib/regcheck/sim`) is the first,
+/// 9.1.0, the release users run; the others are built by [`sim_lib_dir_release`] (installed in
+/// `lib/regcheck/sim/<release>`). A root's release is the default of `ACLSIM_CANN_VERSION`, and
+/// decides what its libraries export: the 9.1.0 root's `libllm_datadist.so` has no
+/// `adxl::AdxlEngine::ExportToShareableHandle` (hicann/hixl 6d1c2b6, after 9.1.0), the 9.2.0
+/// root's has (sim/README.md, "Release profiles").
+pub const SIM_RELEASES: &[&str] = &["9.1.0", "9.2.0"];
+
+/// What the simulator of a release other than the default is compiled with.
+fn release_flags(release: &str) -> &'static [&'static str] {
+    match release {
+        "9.2.0" => &["-DACLSIM_ROOT_RELEASE_9_2=1"],
+        _ => panic!("the simulator has no {release} install root (releases: {SIM_RELEASES:?})"),
+    }
+}
+
+/// [`sim_lib_dir`] for a release of [`SIM_RELEASES`]: the default root for 9.1.0, else the
+/// simulator built as that release in `<target>/sim-<release>/lib`.
+///
+/// # Panics
+/// For a release not in [`SIM_RELEASES`], or when the compiler fails.
+pub fn sim_lib_dir_release(release: &str) -> PathBuf {
+    if release == SIM_RELEASES[0] {
+        return sim_lib_dir();
+    }
+    static DIRS: OnceLock<std::sync::Mutex<std::collections::BTreeMap<String, Result<PathBuf, String>>>> =
+        OnceLock::new();
+    let dirs = DIRS.get_or_init(Default::default);
+    let mut dirs = dirs.lock().unwrap_or_else(|e| e.into_inner());
+    let got = dirs
+        .entry(release.to_string())
+        .or_insert_with(|| build_sim(&format!("sim-{release}"), release_flags(release)))
+        .clone();
+    match got {
+        Ok(dir) => dir,
+        Err(msg) => panic!("building the {release} simulator failed:\n{msg}"),
+    }
+}
+
 /// [`sim_lib_dir`] for the simulator built with [`SANITIZE_FLAGS`], in `<target>/sim-asan/lib`.
 pub fn sim_lib_dir_sanitized() -> PathBuf {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
