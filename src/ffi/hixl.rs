@@ -27,13 +27,15 @@ engine_members!(HIXL, "_ZN4hixl4Hixl");
 /// `hixl::Hixl::Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlC2Ev"]
 pub unsafe extern "C-unwind" fn hixl_ctor_c2(this: *mut c_void) {
-    crate::ffi::framed(frontend::hixl::construct(&HIXL, this, Structor::Base))
+    frontend::hixl::construct(&HIXL, this, Structor::Base);
+    crate::ffi::framed(())
 }
 
 /// `hixl::Hixl::~Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlD2Ev"]
 pub unsafe extern "C-unwind" fn hixl_dtor_d2(this: *mut c_void) {
-    crate::ffi::framed(frontend::hixl::destruct(&HIXL, this, Structor::Base))
+    frontend::hixl::destruct(&HIXL, this, Structor::Base);
+    crate::ffi::framed(())
 }
 
 /// `Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.

@@ -22,13 +22,15 @@ use crate::frontend::hixl::{CacheDesc, CommMem};
 /// `LlmDataDist(uint64_t cluster_id, LlmRole role)`.
 #[export_name = "_ZN12llm_datadist11LlmDataDistC1EmNS_7LlmRoleE"]
 pub unsafe extern "C-unwind" fn llm_datadist_ctor_c1(this: *mut c_void, cluster_id: u64, role: i32) {
-    crate::ffi::framed(frontend::hixl::datadist_construct(this, cluster_id, role))
+    frontend::hixl::datadist_construct(this, cluster_id, role);
+    crate::ffi::framed(())
 }
 
 /// `~LlmDataDist()`.
 #[export_name = "_ZN12llm_datadist11LlmDataDistD1Ev"]
 pub unsafe extern "C-unwind" fn llm_datadist_dtor_d1(this: *mut c_void) {
-    crate::ffi::framed(frontend::hixl::datadist_destruct(this))
+    frontend::hixl::datadist_destruct(this);
+    crate::ffi::framed(())
 }
 
 /// `Status Initialize(const std::map<AscendString, AscendString> &options)`.
@@ -40,7 +42,8 @@ pub unsafe extern "C-unwind" fn llm_datadist_initialize(this: *mut c_void, optio
 /// `void Finalize()`.
 #[export_name = "_ZN12llm_datadist11LlmDataDist8FinalizeEv"]
 pub unsafe extern "C-unwind" fn llm_datadist_finalize(this: *mut c_void) {
-    crate::ffi::framed(frontend::hixl::datadist_finalize(this))
+    frontend::hixl::datadist_finalize(this);
+    crate::ffi::framed(())
 }
 
 /// `Status RegisterKvCache(const CacheDesc &, const std::vector<uint64_t> &, const RegisterCfg &, int64_t &)`.

@@ -9,13 +9,15 @@ macro_rules! engine_members {
         /// The constructor (complete object).
         #[export_name = concat!($p, "C1Ev")]
         pub unsafe extern "C-unwind" fn ctor_c1(this: *mut c_void) {
-            crate::ffi::framed(frontend::hixl::construct(&$front, this, Structor::Complete))
+            frontend::hixl::construct(&$front, this, Structor::Complete);
+            crate::ffi::framed(())
         }
 
         /// The destructor (complete object).
         #[export_name = concat!($p, "D1Ev")]
         pub unsafe extern "C-unwind" fn dtor_d1(this: *mut c_void) {
-            crate::ffi::framed(frontend::hixl::destruct(&$front, this, Structor::Complete))
+            frontend::hixl::destruct(&$front, this, Structor::Complete);
+            crate::ffi::framed(())
         }
 
         /// `Status Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options)`.
@@ -31,7 +33,8 @@ macro_rules! engine_members {
         /// `void Finalize()`.
         #[export_name = concat!($p, "8FinalizeEv")]
         pub unsafe extern "C-unwind" fn finalize(this: *mut c_void) {
-            crate::ffi::framed(frontend::hixl::finalize(&$front, this))
+            frontend::hixl::finalize(&$front, this);
+            crate::ffi::framed(())
         }
 
         /// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.

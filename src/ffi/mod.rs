@@ -43,6 +43,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// application's frame for the export's and named the caller's caller (`Run` for the component
 /// function that called `RegisterMem`). The `extern "C"` exports (ACL) keep their frame by
 /// themselves: a call that may unwind from a function that may not needs an abort pad after it.
+/// A member without an answer (a constructor, `Finalize`) calls `framed(())` after its call.
 #[inline(always)]
 pub(crate) fn framed<T>(answer: T) -> T {
     // SAFETY: an empty statement: it reads, writes and jumps nowhere; assumed to touch memory,
