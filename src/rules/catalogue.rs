@@ -485,7 +485,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         engines: &[],
         basis: Basis::Records { of: Records::Own, otherwise: Evidence::Seen },
         harm: Harm::Fails,
-        source: "HIXL code (\"does not support overlapped memory region\"); field failure B3",
+        source: "HIXL code (\"does not support overlapped memory region\"); field failure B3; two components registering one base with different lengths, vllm-ascend PR #15624 (the message names both registrations' call sites)",
     },
     RuleInfo {
         id: RuleId::HixlRegCount,

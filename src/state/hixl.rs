@@ -23,6 +23,9 @@ pub struct HixlReg {
     pub kind: MemKind,
     /// `mem_tag` of the `HixlCS*` calls (empty for `Hixl::RegisterMem`).
     pub tag: String,
+    /// Where it was made: the return address into the caller of the registration call (0 when
+    /// unknown), one word symbolised only when a finding quotes it (`callsite::site_of_address`).
+    pub site: usize,
 }
 
 impl HixlReg {
@@ -407,7 +410,7 @@ mod tests {
     use super::*;
 
     fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
-        HixlReg { handle, addr, len, kind, tag: String::new() }
+        HixlReg { handle, addr, len, kind, tag: String::new(), site: 0 }
     }
 
     /// A link's snapshot answers every range exactly as the registrations it was taken from:

@@ -28,6 +28,23 @@ using hixl::MemDesc;
 using hixl::MemHandle;
 using hixl::TransferOpDesc;
 
+// vllm-ascend PR #15624: two components of one program, each registering the KV buffer it was
+// handed, the second with another length (scenario `same_base`). Outside the anonymous
+// namespace and never inlined: the finding names each by its own name and line.
+__attribute__((noinline)) uint32_t kv_component_a_register(Hixl &h, uintptr_t addr, uint64_t len, MemHandle *out) {
+  MemDesc mem{};
+  mem.addr = addr;
+  mem.len = static_cast<size_t>(len);
+  return h.RegisterMem(mem, hixl::MEM_HOST, *out);  // SITE:component_a
+}
+
+__attribute__((noinline)) uint32_t kv_component_b_register(Hixl &h, uintptr_t addr, uint64_t len, MemHandle *out) {
+  MemDesc mem{};
+  mem.addr = addr;
+  mem.len = static_cast<size_t>(len);
+  return h.RegisterMem(mem, hixl::MEM_HOST, *out);  // SITE:component_b
+}
+
 namespace {
 
 // Engines listen on their ip:port (TCP), so each run takes ports that are free (tests run in
@@ -223,6 +240,14 @@ int Run(const std::string &s) {
     value("same_handle", h1 == h3);
     rc("adjacent", Reg(a, p + 2 * kPage, 2 * kPage, hixl::MEM_HOST));
     a.Finalize();
+  } else if (s == "same_base") {
+    Init(a, kA);
+    uintptr_t p = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, hb = nullptr;
+    rc("component_a", kv_component_a_register(a, p, 2 * kPage, &ha));
+    rc("component_b", kv_component_b_register(a, p, 4 * kPage, &hb));
+    rc("dereg", a.DeregisterMem(ha));
+    a.Finalize();
   } else if (s == "count") {
     Init(a, kA);
     const int n = 4001;
@@ -356,7 +381,7 @@ int Run(const std::string &s) {
     rc("connected", a.DeregisterMem(h));
     rc("peer_connected", b.DeregisterMem(hb));
     rc("disconnect", a.Disconnect(kB, 1000));
-    rc("first", a.DeregisterMem(h));
+    rc("first", a.DeregisterMem(h));  // SITE:dereg_first
     rc("twice", a.DeregisterMem(h));
     rc("other_instance", a.DeregisterMem(hb));
     a.Finalize();

@@ -172,6 +172,8 @@ pub unsafe fn cs_reg_mem(
             // SAFETY: `mem` is the application's `const CommMem *`.
             let (ty, addr, size) = unsafe { ((*mem).ty, (*mem).addr as usize, (*mem).size) };
             let a = RegArgs { api, addr, len: size, ty: i64::from(ty) };
+            // Where it is made, quoted only if a later registration overlaps it.
+            let site = crate::callsite::caller_ip().unwrap_or(0);
             let tag = c_string(tag);
             let mf = mem_facts(rt, &a);
             let product = ProductClass::from_soc(rt.soc());
@@ -183,7 +185,7 @@ pub unsafe fn cs_reg_mem(
                 }
                 CsSide::Client => 0,
             };
-            let checks = state::with(|s| {
+            let (checks, overlapped) = state::with(|s| {
                 let map = match side {
                     CsSide::Server => &s.hixl.servers,
                     CsSide::Client => &s.hixl.clients,
@@ -230,18 +232,21 @@ pub unsafe fn cs_reg_mem(
                     engine: None,
                     gaps: mf.gaps,
                 };
-                rules::check_register(&a, &facts)
+                (rules::check_register(&a, &facts), overlap.cloned())
             });
             note_skips(rt, &checks);
             let top = crate::platform::address::user_space_top();
-            let findings =
+            let mut findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            if let Some(r) = overlapped {
+                findings = overlap_sites(rt, findings, &a, &r, site);
+            }
             reject_or(rt, Api::C, api.call(), || reg_args_text(&a, tag.as_deref()), &findings)?;
-            Ok(Some((a, tag)))
+            Ok(Some((a, tag, site)))
         },
         || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),
         |_, a, ret| {
-            let (Some((a, tag)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
+            let (Some((a, tag, site)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
             let handle = unsafe { *out } as usize;
             state::with(|s| {
@@ -251,6 +256,7 @@ pub unsafe fn cs_reg_mem(
                     len: a.len,
                     kind: a.kind(),
                     tag: tag.unwrap_or_default(),
+                    site,
                 });
             });
         },

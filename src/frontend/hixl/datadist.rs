@@ -299,7 +299,14 @@ fn region_findings(
                 });
             }
             next += 1;
-            working.insert(HixlReg { handle: next, addr: a.addr, len: a.len, kind: a.kind(), tag: String::new() });
+            working.insert(HixlReg {
+                handle: next,
+                addr: a.addr,
+                len: a.len,
+                kind: a.kind(),
+                tag: String::new(),
+                site: 0,
+            });
             plan.regions.push((a.addr, a.len, a.kind()));
         }
     });

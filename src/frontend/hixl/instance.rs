@@ -248,13 +248,17 @@ pub unsafe fn register_mem(
             let (addr, len) = unsafe { ((*mem).addr, (*mem).len as u64) };
             let a = RegArgs { api: f.api, addr, len, ty: i64::from(ty as i32) };
             let key = this as usize;
+            // Where this registration is made (one word, a read of a learnt stack slot on most
+            // calls), quoted only if a later registration overlaps it; found before the vendor
+            // runs (its own ACL calls move the thread's call marker).
+            let site = crate::callsite::caller_ip().unwrap_or(0);
             let thread = thread_facts(key);
             let mf = mem_facts(rt, &a);
             let product = ProductClass::from_soc(rt.soc());
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
             let peers = tcp_peers(key, false);
-            let checks = state::with(|s| {
+            let (checks, overlapped) = state::with(|s| {
                 let empty = Instance::default();
                 let inst = s.hixl.instances.get(&key);
                 let i = inst.unwrap_or(&empty);
@@ -284,23 +288,27 @@ pub unsafe fn register_mem(
                     gaps: mf.gaps,
                 };
                 let c = rules::check_register(&a, &facts);
+                let overlapped = overlap.cloned();
                 if c.has(crate::rules::RuleId::HixlRegCountNear) {
                     if let Some(i) = s.hixl.instances.get_mut(&key) {
                         i.near_warned = true;
                     }
                 }
-                c
+                (c, overlapped)
             });
             note_skips(rt, &checks);
             let top = crate::platform::address::user_space_top();
-            let findings =
+            let mut findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            if let Some(r) = overlapped {
+                findings = overlap_sites(rt, findings, &a, &r, site);
+            }
             reject_or(rt, Api::Cpp, call, || reg_args_text(&a, None), &findings)?;
-            Ok(Some(a))
+            Ok(Some((a, site)))
         },
         || call_vendor!(f.register_mem.symbol, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
         |_, a, ret| {
-            let (Some(a), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
+            let (Some((a, site)), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
             let h = unsafe { *handle } as usize;
             state::with(|s| {
@@ -308,7 +316,8 @@ pub unsafe fn register_mem(
                     phase: Phase::Initialized, // the vendor accepted it: it is initialised
                     ..Instance::default()
                 });
-                i.regs.insert(HixlReg { handle: h, addr: a.addr, len: a.len, kind: a.kind(), tag: String::new() });
+                let kind = a.kind();
+                i.regs.insert(HixlReg { handle: h, addr: a.addr, len: a.len, kind, tag: String::new(), site });
             });
         },
     )

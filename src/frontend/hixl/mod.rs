@@ -439,6 +439,23 @@ fn reject_or(
     }
 }
 
+/// A registration's HIXL-REG-OVERLAP finding, told more ([`rules::overlap_with_sites`]): the
+/// same base with another length, and where the live registration `r` and this one (`this`, a
+/// return address from [`crate::callsite::caller_ip`]) were made. Rare: the sites are
+/// symbolised only here, with no lock held, and only when the rule is not off.
+fn overlap_sites(rt: &Runtime, findings: Vec<Finding>, a: &RegArgs, r: &HixlReg, this: usize) -> Vec<Finding> {
+    let rule = crate::rules::RuleId::HixlRegOverlap;
+    if rt.action(rule) == crate::rules::Action::Off || !findings.iter().any(|x| x.rule == rule) {
+        return findings;
+    }
+    let site = |ip: usize| (ip != 0).then(|| crate::callsite::site_of_address(ip).text());
+    let (first, this) = (site(r.site), site(this));
+    findings
+        .into_iter()
+        .map(|x| rules::overlap_with_sites(x, a.api, r, a.addr, a.len, first.as_deref(), this.as_deref()))
+        .collect()
+}
+
 /// The memory facts of a registration that do not depend on the instance.
 struct MemFacts {
     by_malloc_host: bool,

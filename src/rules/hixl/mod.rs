@@ -11,6 +11,7 @@
 pub mod adxl;
 pub mod mem;
 pub mod options;
+pub mod overlap;
 #[cfg(test)]
 mod tests;
 pub mod transfer;
@@ -18,6 +19,7 @@ pub mod transfer;
 pub use adxl::*;
 pub use mem::*;
 pub use options::*;
+pub use overlap::*;
 pub use transfer::*;
 
 use super::acl::human;

@@ -9,7 +9,7 @@ fn hixl(addr: usize, len: u64, ty: i64) -> RegArgs {
 }
 
 fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
-    HixlReg { handle, addr, len, kind, tag: String::new() }
+    HixlReg { handle, addr, len, kind, tag: String::new(), site: 0 }
 }
 
 fn rules(v: &[Finding]) -> Vec<RuleId> {
