@@ -181,12 +181,36 @@ const char *Find(const std::map<std::string, std::string> &raw, const char *a, c
   return it == raw.end() ? nullptr : it->second.c_str();
 }
 
+// A JSON number with a fraction or an exponent, or a boolean, as tag v9.1.0's JsonToNumber
+// reads it (nlohmann's get<T>: truncated toward zero, true 1, false 0); after 9.1 it is refused
+// (hixl 1577fcd: only an integer JSON value). False when refused.
+bool ConvertedBefore92(const Json &v, long long &out) {
+  if (ReleaseAfter91()) return false;
+  if (v.type == Json::kBool) {
+    out = v.str == "true" ? 1 : 0;
+    return true;
+  }
+  char *end = nullptr;
+  double d = strtod(v.str.c_str(), &end);
+  if (end == v.str.c_str() || *end != '\0' || !(d > -9.0e18 && d < 9.0e18)) return false;
+  out = static_cast<long long>(d);
+  return true;
+}
+
 // An integer member within [lo, hi], when present (ParseIntegerFieldInRange, JsonToNumber: an
-// integer JSON number, or a string holding one; a number with a fraction or an exponent is
-// refused). `out` gets the value.
+// integer JSON number, or a string holding one; a number with a fraction or an exponent, or a
+// boolean, is refused after 9.1 and converted on 9.1.0). `out` gets the value.
 bool IntInRange(const Json &obj, const char *key, long long lo, long long hi, long long *out = nullptr) {
   auto it = obj.members.find(key);
   if (it == obj.members.end()) return true;
+  const bool fraction = it->second.type == Json::kNumber &&
+                        it->second.str.find_first_of(".eE") != std::string::npos;
+  if (fraction || it->second.type == Json::kBool) {
+    long long v = 0;
+    if (!ConvertedBefore92(it->second, v) || v < lo || v > hi) return false;
+    if (out != nullptr) *out = v;
+    return true;
+  }
   if (it->second.type != Json::kNumber && it->second.type != Json::kString) return false;
   const std::string &t = it->second.str;
   size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
@@ -351,6 +375,8 @@ EngineKind SelectEngine(const EngineOptions &o) {
   if (o.fabric) return EngineKind::kFabric;
   if (o.has_local_comm_res) return o.local_comm_res_version == "1.3" ? EngineKind::kHixlCs : EngineKind::kComm;
   if (o.protocol_desc) return EngineKind::kHixlCs;
+  // After 9.1 only (hixl bb0d0f6): tag v9.1.0's factory has no SoC branch, comm everywhere.
+  if (!ReleaseAfter91()) return EngineKind::kComm;
   const char *soc = aclrtGetSocName();
   if (soc != nullptr && strstr(soc, "Ascend950") != nullptr) return EngineKind::kHixlCs;
   return EngineKind::kComm;

@@ -359,8 +359,16 @@ uint32_t C23() {
                       Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)},
                      true, 0);
 }
-// test_hixl_cs_server.cc:321 RegisterHostMemForDeviceOnlyUbEndpointReturnsInvalid.
-uint32_t C24() { return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0); }
+// test_hixl_cs_server.cc:321 RegisterHostMemForDeviceOnlyUbEndpointReturnsInvalid (the vendor's master).
+uint32_t C24() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
+// The release profile 9.1.0: the same (tag v9.1.0 test_hixl_cs_server.cc:318, hixl 6f82995).
+uint32_t CP04() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
 
 // test_hixl_cs_server.cc:349 RegisterHostMemWhenUbCtpEndpointsAllDeviceUsesMappedDeviceMem.
 uint32_t C25() {
@@ -590,8 +598,35 @@ uint32_t C48() { return WithGlobalConfig(R"({"comm_resource_config.qos": 8})"); 
 uint32_t C49() { return WithGlobalConfig(R"({"local_comm_res_path":"/tmp/hixl_lcr_not_exist_12345.json"})"); }
 
 // json_utils_ut.cc:17 FloatValueThrows: JsonToNumber refuses a number with a fraction, so
-// ParseIntegerFieldInRange does (PARAM_INVALID from Initialize).
-uint32_t C50() { return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})"); }
+// ParseIntegerFieldInRange does (PARAM_INVALID from Initialize); the vendor's master (hixl 1577fcd).
+uint32_t C50() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})");
+}
+
+// ---- the release profiles (ACLSIM_CANN_VERSION), each difference once per profile ----
+
+// Tag v9.1.0 json_utils.h:20 JsonToNumber: nlohmann's get<T> converts 1.5 to 1 (in range).
+uint32_t CP01() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})");
+}
+
+// The engine an Ascend 950 gets with no options, told by an empty TransferSync to an engine not
+// linked: PARAM_INVALID on the comm engine (its op list first), NOT_CONNECTED on hixl_cs.
+uint32_t Ascend950Default(const char *release) {
+  setenv("ACLSIM_CANN_VERSION", release, 1);
+  setenv("ACLSIM_SOC_NAME", "Ascend950PR_9579", 1);
+  Hixl a;
+  STEP(a.Initialize(EngineName(aclsimClaimPort()).c_str(), NoOptions()), 0);
+  return a.TransferSync(EngineName(RefusingPort()).c_str(), hixl::READ, {});
+}
+
+// Master engine_factory.cc:71 (hixl bb0d0f6): SoC V5 selects hixl_cs.
+uint32_t CP02() { return Ascend950Default("9.2.0"); }
+
+// Tag v9.1.0 engine_factory.cc:58: no SoC branch, the comm engine.
+uint32_t CP03() { return Ascend950Default("9.1.0"); }
 
 // ---- fabric memory (tests/cpp/hixl/fabric_mem/fabric_mem_unittest.cc) ----
 
@@ -659,7 +694,8 @@ const ConformanceRows &Rows() {
       {"HIXL-C41", C41}, {"HIXL-C42", C42}, {"HIXL-C43", C43}, {"HIXL-C44", C44}, {"HIXL-C45", C45},
       {"HIXL-C46", C46}, {"HIXL-C47", C47}, {"HIXL-C48", C48}, {"HIXL-C49", C49}, {"HIXL-C50", C50},
       {"HIXL-C51", C51}, {"HIXL-C52", C52}, {"HIXL-C53", C53}, {"HIXL-C54", C54}, {"HIXL-C55", C55},
-      {"HIXL-C56", C56}, {"HIXL-C57", C57},
+      {"HIXL-C56", C56}, {"HIXL-C57", C57}, {"HIXL-CP01", CP01}, {"HIXL-CP02", CP02}, {"HIXL-CP03", CP03},
+      {"HIXL-CP04", CP04},
   };
   return rows;
 }

@@ -93,9 +93,16 @@ pub unsafe fn initialize(
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
                     }
-                    let choice = rules::select_engine(&opts, rt.soc());
-                    log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
-                    (opts, Some(choice))
+                    let choice = rules::select_engine(&opts, rt.soc(), known_release(rt));
+                    match &choice {
+                        Ok(c) => {
+                            log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", c.engine.name(), c.reason)
+                        }
+                        Err(why) => {
+                            log::info!(target: "regcheck", "{who}: the engine is unknown ({why}); rules that need it are skipped")
+                        }
+                    }
+                    (opts, Some(choice.ok()))
                 }
                 None => {
                     rt.note_once("hixl-options-unreadable", log::Level::Info, || {
@@ -106,7 +113,7 @@ pub unsafe fn initialize(
             };
             note_options(rt, &who, &opts);
             if let Some(choice) = &engine {
-                let mut findings = rules::check_options(&opts, choice);
+                let mut findings = rules::check_options(&opts, choice.as_ref(), known_release(rt));
                 match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc()), &hdk_fact(rt)) {
                     Ok(f) => findings.extend(f),
                     Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
@@ -117,7 +124,7 @@ pub unsafe fn initialize(
                 reject_or(rt, Api::Cpp, call, args, &findings)?;
             }
             let ctx = queries::current_context();
-            Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
+            Ok((name, opts, engine.flatten().map(|c| c.engine), ctx, this_thread()))
         },
         || call_vendor!(f.initialize.symbol, InitializeFn, VENDOR_MISSING; this, local_engine, options),
         |_, (name, opts, engine, ctx, thread), ret| {
