@@ -226,7 +226,8 @@ bool IntInRange(const Json &obj, const char *key, long long lo, long long hi, lo
 // The fabric_memory fields, flat ("fabric_memory.max_capacity") or in a nested "fabric_memory"
 // object (ParseFabricMemoryFields, ParseFabricMemoryConfig): max_capacity [1, 1024] TB,
 // start_address [0, 1024] TB, task_stream_num [1, 8], enable_aicpu_unfold a JSON boolean; with
-// aicpu unfold on (the default) task_stream_num must be 1.
+// aicpu unfold on (the default) task_stream_num must be 1. Tag v9.1.0 reads neither
+// enable_aicpu_unfold nor the aicpu unfold rule (its hixl_options.cc from_json).
 bool FabricMemoryConfigOk(const Json &j) {
   long long streams = -1;
   int unfold = -1;  // -1 not given, 0 false, 1 true
@@ -235,7 +236,7 @@ bool FabricMemoryConfigOk(const Json &j) {
     if (!IntInRange(obj, (prefix + "start_address").c_str(), 0, 1024)) return false;
     if (!IntInRange(obj, (prefix + "task_stream_num").c_str(), 1, 8, &streams)) return false;
     auto u = obj.members.find(prefix + "enable_aicpu_unfold");
-    if (u != obj.members.end()) {
+    if (u != obj.members.end() && ReleaseAfter91()) {
       if (u->second.type != Json::kBool) return false;
       unfold = u->second.str == "true" ? 1 : 0;
     }
@@ -244,7 +245,22 @@ bool FabricMemoryConfigOk(const Json &j) {
   auto nested = j.members.find("fabric_memory");
   if (nested != j.members.end() && nested->second.type == Json::kObject && !fields(nested->second, "")) return false;
   if (!fields(j, "fabric_memory.")) return false;
-  return unfold == 0 || streams == -1 || streams == 1;
+  return !ReleaseAfter91() || unfold == 0 || streams == -1 || streams == 1;
+}
+
+// comm_resource_config.listen_port as tag v9.1.0 reads it: JsonToNumber<uint32_t> (a JSON
+// number wraps to 32 bits) then [1, 65535]; after 9.1 an int64 within [1, 65535].
+bool ListenPortOk(const Json &j) {
+  const char *key = "comm_resource_config.listen_port";
+  if (ReleaseAfter91()) return IntInRange(j, key, 1, 65535);
+  long long v = 0;
+  auto it = j.members.find(key);
+  if (it == j.members.end()) return true;
+  // a string: std::stringstream >> uint32_t, which fails past 32 bits
+  if (it->second.type == Json::kString) return IntInRange(j, key, 1, 65535);
+  if (!IntInRange(j, key, LLONG_MIN + 1, LLONG_MAX, &v)) return false;
+  const uint32_t port = static_cast<uint32_t>(v);
+  return port >= 1 && port <= 65535;
 }
 
 // local_comm_res_path (ReadLocalCommResFile): a path realpath resolves to a regular file of 1
@@ -346,13 +362,18 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
       }
       // ParseGlobalResourceConfigJson: fabric memory, connect pool, comm resources, the file path
       if (!FabricMemoryConfigOk(j)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return hixl::PARAM_INVALID;
+      // tag v9.1.0 checks no range of connect_pool's (JsonToNumber<int32_t> only)
+      const bool after91 = ReleaseAfter91();
+      if (!IntInRange(j, "connect_pool.thread_num", after91 ? 1 : LLONG_MIN + 1, after91 ? 64 : LLONG_MAX))
+        return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "connect_pool.task_queue_capacity", after91 ? 1 : LLONG_MIN + 1, after91 ? 65535 : LLONG_MAX))
+        return hixl::PARAM_INVALID;
+      if (!ListenPortOk(j)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "comm_resource_config.qos", 0, 7)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "comm_resource_config.max_active_channels", 1, 4294967295LL)) return hixl::PARAM_INVALID;
+      // local_comm_res_path: after 9.1 only (tag v9.1.0 does not read it)
       auto path = j.members.find("local_comm_res_path");
-      if (path != j.members.end()) {
+      if (path != j.members.end() && after91) {
         if (path->second.type != Json::kString || path->second.str.empty()) return hixl::PARAM_INVALID;
         local_comm_res_path = path->second.str;
       }

@@ -87,13 +87,26 @@ pub unsafe fn initialize(
             let (opts, engine) = match read_options(options) {
                 Some(pairs) => {
                     let mut opts = rules::parse_options(&pairs);
-                    if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
+                    let release = known_release(rt);
+                    // local_comm_res_path is read after 9.1 only (tag v9.1.0 has none): with the
+                    // release assumed, an engine its file would change is unknown
+                    let without_file = opts.clone();
+                    let read_file = release.is_none_or(|r| r.after_9_1());
+                    if let Some(path) =
+                        opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none() && read_file)
+                    {
                         match crate::platform::files::read_small(&path, LOCAL_COMM_RES_MAX) {
                             Ok(text) => opts.set_local_comm_res_from_file(&text),
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
                     }
-                    let choice = rules::select_engine(&opts, rt.soc(), known_release(rt));
+                    let mut choice = rules::select_engine(&opts, rt.soc(), release);
+                    if release.is_none() && opts.local_comm_res != without_file.local_comm_res {
+                        let before = rules::select_engine(&without_file, rt.soc(), release);
+                        if before.as_ref().ok().map(|c| c.engine) != choice.as_ref().ok().map(|c| c.engine) {
+                            choice = Err("local_comm_res_path's LocalCommRes chooses the engine after 9.1 only (CANN 9.1.0 does not read it), and the release is not known (set REGCHECK_CANN_VERSION)".into());
+                        }
+                    }
                     match &choice {
                         Ok(c) => {
                             log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", c.engine.name(), c.reason)

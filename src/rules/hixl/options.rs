@@ -219,8 +219,9 @@ enum IntField {
 /// An integer field as HIXL reads it (`ParseIntegerFieldInRange` over `JsonToNumber`,
 /// `src/hixl/engine/hixl_options.cc`, `src/hixl/common/json_utils.h`): a JSON integer or a string
 /// holding one, within `[lo, hi]`; a number with a fraction or an exponent, or a boolean, is
-/// refused after 9.1 and converted by 9.1.0. `None` when absent.
-fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64) -> Option<IntField> {
+/// refused after 9.1. `v91` says which values tag v9.1.0 accepts (`(value, given as a string)`;
+/// it converts a fraction or a boolean first). `None` when absent.
+fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64, v91: V91) -> Option<IntField> {
     let v = obj.get(key)?;
     let converted = match v {
         Value::Bool(b) => Some(i64::from(*b)),
@@ -230,7 +231,7 @@ fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64) -> Option<IntField> {
         _ => None,
     };
     if let Some(t) = converted {
-        return Some(if (lo..=hi).contains(&t) {
+        return Some(if v91(t, false) {
             IntField::After91(format!(
                 "{key} {v} is not an integer JSON value (refused after 9.1, hicann/hixl 1577fcd; CANN 9.1.0 converts it to {t})"
             ))
@@ -238,38 +239,54 @@ fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64) -> Option<IntField> {
             IntField::Refused(format!("{key} {v} is not an integer, nor in [{lo}, {hi}] once converted to {t}"))
         });
     }
-    let n = match v {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)),
-        Value::String(s) => s.parse::<i64>().ok(),
-        _ => None,
+    let (n, string) = match v {
+        Value::Number(n) => (n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)), false),
+        Value::String(s) => (s.parse::<i64>().ok(), true),
+        _ => (None, false),
     };
     Some(match n {
         Some(n) if (lo..=hi).contains(&n) => IntField::Ok(n),
+        Some(n) if v91(n, string) => IntField::After91(format!(
+            "{key} {v} is not in [{lo}, {hi}] (refused after 9.1; CANN 9.1.0 takes it: {})",
+            if key.ends_with("listen_port") { "it wraps to 32 bits" } else { "it checks no range" }
+        )),
         Some(_) => IntField::Refused(format!("{key} {v} is not in [{lo}, {hi}]")),
         None => IntField::Refused(format!("{key} {v} is not an integer")),
     })
 }
 
+/// Which values tag v9.1.0 accepts for a field: `(value, given as a string)`.
+type V91 = fn(i64, bool) -> bool;
+
 /// The integer settings of a GlobalResourceConfig and their ranges (`hixl_options.cc`;
 /// `kQosMin`/`kQosMax` in `common/hixl_inner_types.h`; the fabric-memory bounds in
 /// `fabric_mem/fabric_mem_config.h`). The fabric-memory ones are read flat and inside a
 /// nested `"fabric_memory"` object (`ParseFabricMemoryConfig`).
-const INTEGER_FIELDS: &[(&str, i64, i64)] = &[
-    ("comm_resource_config.listen_port", 1, 65535),
-    ("comm_resource_config.qos", 0, 7),
-    ("comm_resource_config.max_active_channels", 1, u32::MAX as i64),
-    ("connect_pool.thread_num", 1, 64),
-    ("connect_pool.task_queue_capacity", 1, 65535),
+/// With what tag v9.1.0 accepts of each (`hixl_options.cc` there: `JsonToNumber<uint32_t>` for
+/// listen_port, which wraps a JSON number to 32 bits, then [1, 65535]; no range for connect_pool's,
+/// `JsonToNumber<int32_t>` only; the others as master).
+const INTEGER_FIELDS: &[(&str, i64, i64, V91)] = &[
+    ("comm_resource_config.listen_port", 1, 65535, |n, string| {
+        let port = if string { n } else { i64::from(n as u32) };
+        (1..=65535).contains(&port)
+    }),
+    ("comm_resource_config.qos", 0, 7, |n, _| (0..=7).contains(&n)),
+    ("comm_resource_config.max_active_channels", 1, u32::MAX as i64, |n, _| (1..=u32::MAX as i64).contains(&n)),
+    ("connect_pool.thread_num", 1, 64, |_, _| true),
+    ("connect_pool.task_queue_capacity", 1, 65535, |_, _| true),
 ];
-const FABRIC_FIELDS: &[(&str, i64, i64)] =
-    &[("max_capacity", 1, 1024), ("start_address", 0, 1024), ("task_stream_num", 1, 8)];
+const FABRIC_FIELDS: &[(&str, i64, i64, V91)] = &[
+    ("max_capacity", 1, 1024, |n, _| (1..=1024).contains(&n)),
+    ("start_address", 0, 1024, |n, _| (0..=1024).contains(&n)),
+    ("task_stream_num", 1, 8, |n, _| (1..=8).contains(&n)),
+];
 
 /// The numeric and boolean settings HIXL's option parser refuses.
 fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
     let mut bad = Vec::new();
     let mut after_9_1 = Vec::new();
-    for (key, lo, hi) in INTEGER_FIELDS {
-        match integer_field(v, key, *lo, *hi) {
+    for (key, lo, hi, v91) in INTEGER_FIELDS {
+        match integer_field(v, key, *lo, *hi, *v91) {
             Some(IntField::Refused(e)) => bad.push(e),
             Some(IntField::After91(e)) => after_9_1.push(e),
             _ => {}
@@ -279,9 +296,9 @@ fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
     let mut unfold = None;
     let mut fabric = |obj: &Value, prefix: &str, bad: &mut Vec<String>, after_9_1: &mut Vec<String>| {
         let nested = if prefix.is_empty() { "fabric_memory." } else { "" };
-        for (key, lo, hi) in FABRIC_FIELDS {
+        for (key, lo, hi, v91) in FABRIC_FIELDS {
             let name = format!("{prefix}{key}");
-            match integer_field(obj, &name, *lo, *hi) {
+            match integer_field(obj, &name, *lo, *hi, *v91) {
                 Some(IntField::Ok(n)) if *key == "task_stream_num" => streams = Some(n),
                 Some(IntField::Refused(e)) => bad.push(format!("{nested}{e}")),
                 Some(IntField::After91(e)) => after_9_1.push(format!("{nested}{e}")),
@@ -289,9 +306,11 @@ fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
             }
         }
         let name = format!("{prefix}enable_aicpu_unfold");
+        // enable_aicpu_unfold and its rule are read after 9.1 only (tag v9.1.0 reads neither)
         match obj.get(&name) {
             Some(Value::Bool(b)) => unfold = Some(*b),
-            Some(other) => bad.push(format!("fabric_memory.enable_aicpu_unfold {other} is not a JSON boolean")),
+            Some(other) => after_9_1
+                .push(format!("fabric_memory.enable_aicpu_unfold {other} is not a JSON boolean (read after 9.1 only)")),
             None => {}
         }
     };
@@ -301,8 +320,8 @@ fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
     fabric(v, "fabric_memory.", &mut bad, &mut after_9_1);
     if let (true, Some(n)) = (unfold.unwrap_or(true), streams) {
         if n != 1 {
-            bad.push(format!(
-                "fabric_memory.task_stream_num {n} with aicpu unfold on (the default): only 1 is accepted"
+            after_9_1.push(format!(
+                "fabric_memory.task_stream_num {n} with aicpu unfold on (the default): only 1 is accepted (after 9.1; CANN 9.1.0 has no aicpu unfold)"
             ));
         }
     }
@@ -368,9 +387,12 @@ fn global_config(text: &str, facts: &mut OptionsFacts, what: &str) -> GlobalConf
         ));
     }
     check_settings(&v, facts, what);
+    // read after 9.1 only (tag v9.1.0 has no local_comm_res_path)
     match v.get("local_comm_res_path") {
         Some(Value::String(s)) if !s.is_empty() => g.local_comm_res_path = Some(s.clone()),
-        Some(_) => facts.invalid.push(format!("{what}: local_comm_res_path must be a non-empty string")),
+        Some(_) => facts
+            .invalid_after_9_1
+            .push(format!("{what}: local_comm_res_path must be a non-empty string (read after 9.1 only)")),
         None => {}
     }
     g
@@ -572,7 +594,9 @@ pub fn check_options(o: &OptionsFacts, e: Option<&EngineChoice>, release: Option
     if release.is_some_and(CannRelease::after_9_1) {
         problems.extend(o.invalid_after_9_1.iter().cloned());
     }
-    problems.extend(local_comm_res_path_problem(o));
+    if release.is_some_and(CannRelease::after_9_1) {
+        problems.extend(local_comm_res_path_problem(o));
+    }
     let Some(e) = e else {
         return findings_of(problems, "the engine is unknown");
     };
@@ -712,8 +736,26 @@ mod option_table_tests {
             assert!(judge(json, Some("9.1.0")).is_empty(), "{json}: 9.1.0 converts it");
             assert!(judge(json, None).is_empty(), "{json}: not judged on an assumed release");
         }
+        // tag v9.1.0's own parser: no range for connect_pool's, listen_port wrapped to 32 bits,
+        // no aicpu unfold, no local_comm_res_path
+        for json in [
+            r#"{"connect_pool.thread_num": 65}"#,
+            r#"{"comm_resource_config.listen_port": 4294967297}"#,
+            r#"{"fabric_memory": {"task_stream_num": "4"}}"#,
+            r#"{"fabric_memory.enable_aicpu_unfold": "true"}"#,
+            r#"{"local_comm_res_path": "/nonexistent/lcr.json"}"#,
+        ] {
+            assert_eq!(judge(json, Some("9.2.0")).len(), 1, "{json}");
+            assert!(judge(json, Some("9.1.0")).is_empty(), "{json}: {:?}", judge(json, Some("9.1.0")));
+            assert!(judge(json, None).is_empty(), "{json}");
+        }
         // out of range once converted: refused by every release
-        for json in [r#"{"comm_resource_config.qos": 8.5}"#, r#"{"comm_resource_config.listen_port": false}"#] {
+        for json in [
+            r#"{"comm_resource_config.qos": 8.5}"#,
+            r#"{"comm_resource_config.listen_port": false}"#,
+            r#"{"comm_resource_config.listen_port": "4294967297"}"#,
+            r#"{"comm_resource_config.listen_port": 4294967296}"#,
+        ] {
             for r in [Some("9.1.0"), Some("9.2.0"), None] {
                 assert_eq!(judge(json, r).len(), 1, "{json} {r:?}");
             }
