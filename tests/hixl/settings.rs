@@ -52,7 +52,9 @@ fn the_engine_each_option_form_selects_is_logged() {
     let o = run_in(Mode::Preload, "engine_forms", &env);
     let line = format!("Hixl::Initialize(\"{}\"): the engine is unknown", engine_name(&o, "default"));
     assert!(o.stderr.contains(&line) && o.stderr.contains("REGCHECK_CANN_VERSION"), "{}", o.dump());
-    assert!(!o.stderr.contains("[HIXL-"), "nothing decided on an assumption: {}", o.dump());
+    // (fabric memory on an Ascend 950 is refused whatever the release)
+    let findings = o.stderr.lines().filter(|l| l.contains("[HIXL-") && !l.contains("[HIXL-INIT-FABRIC-MEM]"));
+    assert_eq!(findings.count(), 0, "nothing decided on an assumption: {}", o.dump());
 }
 
 #[test]
