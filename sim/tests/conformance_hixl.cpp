@@ -376,8 +376,17 @@ uint32_t C25() {
                       Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)},
                      true, 1);
 }
-// test_hixl_cs_server.cc:387 RegisterHostMemForDeviceUbgUsesMappedDeviceMem.
-uint32_t C26() { return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 1); }
+// test_hixl_cs_server.cc:387 RegisterHostMemForDeviceUbgUsesMappedDeviceMem (the vendor's master).
+uint32_t C26() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 1);
+}
+// The release profile 9.1.0: tag v9.1.0 hixl_cs_server.cc:76 NeedServerHostVaMapping names
+// UBOE and UBC_CTP only: registered on the endpoint, no mapping.
+uint32_t CP14() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
 
 // test_hixl_cs_server.cc:418 RegisterHostMemForDeviceAndHostUbCtpUsesHostEndpoint.
 uint32_t C27() {
@@ -738,6 +747,7 @@ const ConformanceRows &Rows() {
       {"HIXL-C56", C56}, {"HIXL-C57", C57}, {"HIXL-CP01", CP01}, {"HIXL-CP02", CP02}, {"HIXL-CP03", CP03},
       {"HIXL-CP04", CP04}, {"HIXL-CP05", CP05}, {"HIXL-CP06", CP06}, {"HIXL-CP07", CP07}, {"HIXL-CP08", CP08},
       {"HIXL-CP09", CP09}, {"HIXL-CP10", CP10}, {"HIXL-CP11", CP11}, {"HIXL-CP12", CP12}, {"HIXL-CP13", CP13},
+      {"HIXL-CP14", CP14},
   };
   return rows;
 }
