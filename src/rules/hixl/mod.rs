@@ -10,6 +10,7 @@
 
 pub mod adxl;
 pub mod mem;
+mod option_values;
 pub mod options;
 #[cfg(test)]
 mod tests;
