@@ -745,7 +745,7 @@ pub fn check_cs_server_endpoints(a: &RegArgs, endpoints: &[CsEndpointFact]) -> O
             RuleId::HixlRegNoEndpoint,
             "mem->type",
             format!(
-                "{} is neither COMM_MEM_TYPE_DEVICE (0) nor COMM_MEM_TYPE_HOST (1), and the server has a UB endpoint ({listed}): HixlCSServerRegMem refuses it (\"invalid mem type\")",
+                "{} is neither COMM_MEM_TYPE_DEVICE (0) nor COMM_MEM_TYPE_HOST (1), refused on a server with a UB endpoint (\"invalid mem type\"): its endpoints are {listed}",
                 a.ty
             ),
             "pass COMM_MEM_TYPE_DEVICE for aclrtMalloc memory or COMM_MEM_TYPE_HOST for host memory",
@@ -779,7 +779,7 @@ pub fn check_cs_server_endpoints(a: &RegArgs, endpoints: &[CsEndpointFact]) -> O
         RuleId::HixlRegNoEndpoint,
         "mem->type",
         format!(
-            "is {kind}, and no endpoint of the server registers it: its endpoints are {listed} (a UB endpoint takes host memory only on the host, or a UBC_CTP one on the device when all the server's UBC_CTP endpoints are; device memory only on the device): HixlCSServerRegMem refuses it (\"no endpoint matches mem type\")"
+            "is {kind}, which no endpoint of the server takes (\"no endpoint matches mem type\"): its endpoints are {listed} (a UB endpoint takes host memory only on the host, or a UBC_CTP one on the device when all the server's UBC_CTP endpoints are; device memory only on the device)"
         ),
         fix,
     ))
