@@ -354,6 +354,8 @@ pub struct CsEndpoint {
     pub options: OptionsFacts,
     /// Created through a call regcheck saw (otherwise its state starts when first used).
     pub seen_created: bool,
+    /// A server's endpoints, when its descriptor's `endpoint_list` could be read.
+    pub endpoints: Option<Vec<super::hixl_facts::CsEndpointFact>>,
 }
 
 /// All HIXL objects regcheck has seen.

@@ -631,6 +631,42 @@ int Run(const std::string &s) {
     rc("server_unreg_null_addr", HixlCSServerUnregMem(server, h1));
     rc("server_unreg_end_at_top", HixlCSServerUnregMem(server, h2));
     rc("server_destroy", HixlCSServerDestroy(server));
+  } else if (s == "cs_server_ub_endpoints") {
+    // HixlCSServer::RegisterMem with UB endpoints (hicann/hixl hixl_cs_server.cc): a UBC_TP
+    // endpoint on the device takes device memory only; a host one host memory; a type neither
+    // host nor device is refused when the server has a UB endpoint.
+    EndpointDesc dev_only{};
+    dev_only.protocol = COMM_PROTOCOL_UBC_TP;
+    dev_only.loc.locType = ENDPOINT_LOC_TYPE_DEVICE;
+    HixlServerDesc sd{};
+    sd.server_ip = "127.0.0.1";
+    sd.server_port = static_cast<uint32_t>(aclsimClaimPort());
+    sd.endpoint_list = &dev_only;
+    sd.endpoint_list_num = 1;
+    HixlServerConfig scfg;
+    HixlServerHandle server = nullptr;
+    rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
+    CommMem host{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(Heap(kPage)), kPage};
+    CommMem dev{COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(MallocDev(kPage, ACL_MEM_MALLOC_HUGE_ONLY)), kPage};
+    CommMem odd{static_cast<CommMemType>(5), reinterpret_cast<void *>(Heap(kPage)), kPage};
+    MemHandle h1 = nullptr, h2 = nullptr, h3 = nullptr;
+    rc("server_reg_host_on_device_ub", HixlCSServerRegMem(server, "host", &host, &h1));
+    rc("server_reg_device_on_device_ub", HixlCSServerRegMem(server, "dev", &dev, &h2));
+    rc("server_reg_type_5", HixlCSServerRegMem(server, "odd", &odd, &h3));
+    rc("server_unreg_device", HixlCSServerUnregMem(server, h2));
+    rc("server_destroy", HixlCSServerDestroy(server));
+    // a host UBC_TP endpoint next to the device one: host memory has an endpoint
+    EndpointDesc both[2] = {dev_only, dev_only};
+    both[1].loc.locType = ENDPOINT_LOC_TYPE_HOST;
+    sd.server_port = static_cast<uint32_t>(aclsimClaimPort());
+    sd.endpoint_list = both;
+    sd.endpoint_list_num = 2;
+    HixlServerHandle server2 = nullptr;
+    rc("server2_create", HixlCSServerCreate(&sd, &scfg, &server2));
+    MemHandle h4 = nullptr;
+    rc("server2_reg_host", HixlCSServerRegMem(server2, "host", &host, &h4));
+    rc("server2_unreg_host", HixlCSServerUnregMem(server2, h4));
+    rc("server2_destroy", HixlCSServerDestroy(server2));
   } else if (s == "cs_roce_950") {
     HixlClientDesc cd{};
     EndpointDesc ep{};

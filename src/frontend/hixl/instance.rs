@@ -87,15 +87,35 @@ pub unsafe fn initialize(
             let (opts, engine) = match read_options(options) {
                 Some(pairs) => {
                     let mut opts = rules::parse_options(&pairs);
-                    if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
+                    let release = known_release(rt);
+                    // local_comm_res_path is read after 9.1 only (tag v9.1.0 has none): with the
+                    // release assumed, an engine its file would change is unknown
+                    let without_file = opts.clone();
+                    let read_file = release.is_none_or(|r| r.after_9_1());
+                    if let Some(path) =
+                        opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none() && read_file)
+                    {
                         match crate::platform::files::read_small(&path, LOCAL_COMM_RES_MAX) {
                             Ok(text) => opts.set_local_comm_res_from_file(&text),
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
                     }
-                    let choice = rules::select_engine(&opts, rt.soc());
-                    log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
-                    (opts, Some(choice))
+                    let mut choice = rules::select_engine(&opts, rt.soc(), release);
+                    if release.is_none() && opts.local_comm_res != without_file.local_comm_res {
+                        let before = rules::select_engine(&without_file, rt.soc(), release);
+                        if before.as_ref().ok().map(|c| c.engine) != choice.as_ref().ok().map(|c| c.engine) {
+                            choice = Err("local_comm_res_path's LocalCommRes chooses the engine after 9.1 only (CANN 9.1.0 does not read it), and the release is not known (set REGCHECK_CANN_VERSION)".into());
+                        }
+                    }
+                    match &choice {
+                        Ok(c) => {
+                            log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", c.engine.name(), c.reason)
+                        }
+                        Err(why) => {
+                            log::info!(target: "regcheck", "{who}: the engine is unknown ({why}); rules that need it are skipped")
+                        }
+                    }
+                    (opts, Some(choice.ok()))
                 }
                 None => {
                     rt.note_once("hixl-options-unreadable", log::Level::Info, || {
@@ -106,7 +126,7 @@ pub unsafe fn initialize(
             };
             note_options(rt, &who, &opts);
             if let Some(choice) = &engine {
-                let mut findings = rules::check_options(&opts, choice);
+                let mut findings = rules::check_options(&opts, choice.as_ref(), known_release(rt));
                 match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc()), &hdk_fact(rt)) {
                     Ok(f) => findings.extend(f),
                     Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
@@ -117,7 +137,7 @@ pub unsafe fn initialize(
                 reject_or(rt, Api::Cpp, call, args, &findings)?;
             }
             let ctx = queries::current_context();
-            Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
+            Ok((name, opts, engine.flatten().map(|c| c.engine), ctx, this_thread()))
         },
         || call_vendor!(f.initialize.symbol, InitializeFn, VENDOR_MISSING; this, local_engine, options),
         |_, (name, opts, engine, ctx, thread), ret| {

@@ -21,8 +21,8 @@ use super::{decide, run, Api, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
-    self as rules, Checks, DeregFacts, HdkFact, InstanceState, LinkFacts, MemKind, OptionsFacts, ProductClass, RegApi,
-    RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
+    self as rules, Checks, CsEndpointFact, DeregFacts, HdkFact, InstanceState, LinkFacts, MemKind, OptionsFacts,
+    ProductClass, RegApi, RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
 };
 use crate::rules::Finding;
 use crate::state::hixl::{CsEndpoint, HixlReg, Instance, PeerView, Phase, RegSet};
@@ -393,6 +393,13 @@ fn instance_state(i: Option<&Instance>) -> InstanceState {
         Some(Phase::Initialized) => InstanceState::Initialized,
         Some(Phase::Finalized) => InstanceState::Finalized,
     }
+}
+
+/// The CANN release, when it was read (`None`: only assumed; nothing that differs between
+/// releases is decided on it).
+fn known_release(rt: &Runtime) -> Option<crate::platform::release::CannRelease> {
+    let p = rt.profile();
+    p.is_known().then_some(p.release)
 }
 
 fn hdk_fact(rt: &Runtime) -> HdkFact {

@@ -10,6 +10,7 @@
 
 pub mod adxl;
 pub mod mem;
+mod option_values;
 pub mod options;
 pub mod overlap;
 #[cfg(test)]
@@ -27,7 +28,7 @@ use super::products;
 use super::{Finding, RuleId};
 use crate::platform::hdk::HdkVersion;
 use crate::state::hixl::HixlReg;
-pub use crate::state::hixl_facts::MemKind;
+pub use crate::state::hixl_facts::{CsEndpointFact, MemKind};
 use crate::state::registry::{Alloc, VmmAttr};
 
 /// `hixl::MEM_DEVICE` / `COMM_MEM_TYPE_DEVICE`.
