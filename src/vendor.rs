@@ -600,7 +600,10 @@ mod tests {
         let root = a_function_is_found_beside_its_root_through_the_root_s_dependencies as *mut c_void;
         let found = function_beside(root, b"gnu_get_libc_version").expect("found in a dependency");
         let table = crate::platform::objects::current();
-        assert_eq!(table.object_of(found).map(|o| o.base), table.object_of(libc::malloc as usize).map(|o| o.base));
+        assert_eq!(
+            table.object_of(found).map(|o| o.base),
+            table.object_of(libc::malloc as *const () as usize).map(|o| o.base)
+        );
         assert_eq!(function_beside(root, b"no_such_function_x"), None);
         assert_eq!(function_beside(std::ptr::null_mut(), b"gnu_get_libc_version"), None, "no object holds NULL");
     }
