@@ -102,6 +102,12 @@ struct SimLib {
 }
 
 const SIM_LIBS: &[SimLib] = &[
+    // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
+    // link -lascend_hal (the vendor's samples do) take them from there, the driver's
+    // halHostRegister/halHostUnregister (forwarding to the simulated driver in libacl_rt.so) and
+    // halSupportFeature. Built first: as the vendor's runtime links the driver's library,
+    // libacl_rt.so links this one (the runtime asks halSupportFeature through it).
+    SimLib { file: "libascend_hal.so", sources: &["securec.cpp", "standins/hal_host_reg.cpp"], link: &[] },
     SimLib {
         file: "libacl_rt.so",
         sources: &[
@@ -115,16 +121,15 @@ const SIM_LIBS: &[SimLib] = &[
             "acl_share.cpp",
             "acl_impl_aliases.cpp",
         ],
-        // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable
-        link: &["-Wl,-Bsymbolic"],
-    },
-    // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
-    // link -lascend_hal (the vendor's samples do) take them from there, and the driver's
-    // halHostRegister/halHostUnregister (forwarding to the simulated driver in libacl_rt.so)
-    SimLib {
-        file: "libascend_hal.so",
-        sources: &["securec.cpp", "standins/hal_host_reg.cpp"],
-        link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"],
+        // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable;
+        // the driver's library needed even though it is referenced weakly only
+        link: &[
+            "-Wl,-Bsymbolic",
+            "-Wl,--push-state,--no-as-needed",
+            "-lascend_hal",
+            "-Wl,--pop-state",
+            "-Wl,-rpath,$ORIGIN",
+        ],
     },
     SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib {

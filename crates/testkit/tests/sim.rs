@@ -544,7 +544,7 @@ fn libraries_export_the_vendor_symbols() {
         assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
     // the driver's host registration, called directly by applications (LMCache-Ascend)
-    for name in ["halHostRegister", "halHostUnregister"] {
+    for name in ["halHostRegister", "halHostUnregister", "halSupportFeature"] {
         assert!(exports(&hal, name), "libascend_hal.so lacks {name}");
         assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
@@ -610,8 +610,9 @@ fn libraries_export_the_vendor_symbols() {
 #[test]
 fn libraries_have_the_vendor_sonames_and_runpath() {
     for (lib, needed) in [
-        ("libacl_rt.so", None),
-        ("libascend_hal.so", Some("libacl_rt.so")),
+        // as the vendor's runtime links the driver's library, and not the other way round
+        ("libascend_hal.so", None),
+        ("libacl_rt.so", Some("libascend_hal.so")),
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
         ("libllm_datadist.so", Some("libcann_hixl.so")),
