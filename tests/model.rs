@@ -131,20 +131,21 @@ impl Model {
     }
 
     /// What the rules say of a registration: `Valid`, `Forbidden` (regcheck rejects it), or
-    /// `Warned` (regcheck warns and the vendor decides: IOMEMORY, PINNED on page-locked memory).
+    /// `Warned` (regcheck warns and the vendor decides: IOMEMORY, PINNED on page-locked memory,
+    /// a thread's stack, which no public code refuses).
     /// On the driver's path, which regcheck knows (it asks the driver for its pinned-register
     /// feature), a PINNED-only registration reaches the driver like any other and its overlaps
     /// count.
     fn register(&self, kind: u64, page: u64, pages: u64, flag: u32, misalign: u64) -> AclVerdict {
         let flag_ok = flag != 0 && flag & !(MAPPED | PINNED | 0x4 | 0x8) == 0;
         let reserved = flag & (0x4 | 0x8) != 0;
-        let memory_ok = matches!(kind, HEAP | MALLOC_HOST) || kind >= SLOT0;
+        let memory_ok = matches!(kind, HEAP | MALLOC_HOST | STACK) || kind >= SLOT0;
         let pinned_locked = flag & PINNED != 0 && Self::page_locked(kind);
         let overlaps = self.regs.iter().any(|r| r.kind == kind && r.page < page + pages && page < r.page + r.pages);
         let driver_ok = misalign == 0 && memory_ok;
         if pages == 0 || !flag_ok || overlaps || !driver_ok {
             AclVerdict::Forbidden
-        } else if reserved || pinned_locked {
+        } else if reserved || pinned_locked || kind == STACK {
             AclVerdict::Warned
         } else {
             AclVerdict::Valid
