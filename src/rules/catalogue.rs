@@ -436,7 +436,7 @@ pub static CATALOGUE: &[RuleInfo] = &[
         calls: "Hixl::RegisterMem, AdxlEngine::RegisterMem, HixlCSServerRegMem, HixlCSClientRegMem",
         summary: "`mem.len` is 0 (an error for HixlCSClientRegMem, which refuses it)",
         fix: "pass the buffer's length in bytes",
-        vendor: "fabric_mem rejects with 103900 (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterMem`), and so does HixlCSClientRegMem (`src/hixl/cs/hixl_mem_store.cc`, `CheckMemoryForRegister`); comm and hixl_cs's Hixl::RegisterMem record the empty region",
+        vendor: "fabric_mem rejects with 103900 (hicann/hixl `src/hixl/fabric_mem/fabric_mem_memory.cc`, `FabricMemLocalMemory::RegisterMem`), and so does HixlCSClientRegMem (`src/hixl/cs/hixl_mem_store.cc`, `CheckMemoryForRegister`); the comm engine passes it to HCCL's `HcclRegisterGlobalMem`, which refuses size 0 with HCCL_E_PARA, answered as 103900 (hicann/hcomm `GlobalMemRegMgr::Reg`; `src/llm_datadist/adxl/adxl_utils.cc`); hixl_cs's Hixl::RegisterMem records the empty region",
         engines: &[(Engine::FabricMem, Action::Error)],
         basis: Basis::Facts,
         harm: Harm::Fails,
