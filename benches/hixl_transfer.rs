@@ -29,6 +29,7 @@ fn setup() {
                 len: REG_LEN as u64,
                 kind,
                 tag: String::new(),
+                site: 0,
             });
         }
         s.hixl.instances.insert(THIS, i);

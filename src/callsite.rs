@@ -424,7 +424,10 @@ fn unwind_to_caller() -> (Option<usize>, usize) {
             if in_range(ip.saturating_sub(1), own) {
                 // regcheck's own frames: by object; when it is linked into the executable
                 // (whose other frames are the application's), only its entry point, the
-                // first frame past the marker.
+                // first frame past the marker. Told by position alone, so every export keeps
+                // a frame of its own: an `extern "C"` one by itself, a `"C-unwind"` one
+                // through `ffi::framed` (else its call into the front end is a jump, and the
+                // application's frame would be taken for it).
                 if !in_executable || (!entry_seen && marker != 0) {
                     entry_seen = true;
                     return true;

@@ -338,6 +338,59 @@ fn vendor_bases(table: &crate::platform::objects::Table, resolved: &[usize]) -> 
     v
 }
 
+/// The function `name` defined by the object that holds `root` (a vendor function regcheck
+/// resolved) or by what it needs (its `DT_NEEDED` dependencies, transitively, breadth first as
+/// the loader's `dlsym` on its handle searches), then by what the vendor's objects `dlopen`ed
+/// ([`note_dlopen`]): found by identity, never by file name nor directory, never regcheck's own
+/// definition. Reads the objects' symbol tables (no `dlsym`). A loader call: never under a
+/// regcheck lock.
+pub fn function_beside(root: *mut c_void, name: &[u8]) -> Option<usize> {
+    let table = crate::platform::objects::current();
+    let mut queue = vec![table.object_of(root as usize)?.base];
+    for i in 0..VENDOR_OPENED.count() {
+        if let Some(b) = VENDOR_OPENED.get(i).and_then(loaded_base) {
+            queue.push(b);
+        }
+    }
+    let own = table.object_of(function_beside as *const () as usize).map(|o| o.base);
+    let mut seen: Vec<usize> = Vec::new();
+    // The dependencies first (breadth first from `root`), the opened files after them.
+    let opened = queue.split_off(1);
+    let mut next = 0;
+    loop {
+        if next == queue.len() {
+            match opened.iter().find(|b| !seen.contains(b) && !queue.contains(b)) {
+                Some(&b) => queue.push(b),
+                None => return None,
+            }
+        }
+        let b = queue[next];
+        next += 1;
+        if seen.contains(&b) {
+            continue;
+        }
+        seen.push(b);
+        let (mut found, mut needed) = (None, Vec::new());
+        crate::platform::dynsym::each_object(|o| {
+            if o.base != b {
+                return false;
+            }
+            // SAFETY: the object is mapped during the walk; the names are copied.
+            unsafe {
+                if Some(b) != own {
+                    found = o.function(name);
+                }
+                o.needed(|n| needed.push(n.to_owned()));
+            }
+            true
+        });
+        if found.is_some() {
+            return found;
+        }
+        queue.extend(needed.iter().filter_map(|n| loaded_base(n)).filter(|nb| !seen.contains(nb)));
+    }
+}
+
 /// The load base of the loaded object the loader knows as `name` (a file name, or a path), as
 /// it matches a `DT_NEEDED` entry or a `dlopen`: opens nothing new.
 fn loaded_base(name: &CStr) -> Option<usize> {
@@ -534,4 +587,24 @@ fn resolve(lib: Library, name: &CStr) -> Result<*mut c_void, NotFound> {
         tried.push(Attempt::Root(root));
     }
     Err(NotFound { symbol: name.to_string_lossy().into_owned(), tried })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_is_found_beside_its_root_through_the_root_s_dependencies() {
+        // The test program (regcheck's own object: its definitions are never the answer) needs
+        // the C library, where the function is.
+        let root = a_function_is_found_beside_its_root_through_the_root_s_dependencies as *mut c_void;
+        let found = function_beside(root, b"gnu_get_libc_version").expect("found in a dependency");
+        let table = crate::platform::objects::current();
+        assert_eq!(
+            table.object_of(found).map(|o| o.base),
+            table.object_of(libc::malloc as *const () as usize).map(|o| o.base)
+        );
+        assert_eq!(function_beside(root, b"no_such_function_x"), None);
+        assert_eq!(function_beside(std::ptr::null_mut(), b"gnu_get_libc_version"), None, "no object holds NULL");
+    }
 }

@@ -35,29 +35,10 @@ fn log(o: &Outcome) -> Vec<&str> {
     o.stderr.lines().filter(|l| l.starts_with("regcheck:")).collect()
 }
 
-/// The scenario in every mode: it exits 0, every call returns what it returns without
-/// regcheck but for the rejections `rejected` lists (label, code), no internal failure.
-fn each_mode(scenario: &str, rejected: &[(&str, u32)], env: &[(&str, &str)]) -> Vec<Outcome> {
-    let want = bare(scenario).rc_lines();
-    MODES
-        .iter()
-        .map(|&mode| {
-            let o = run_in(mode, scenario, env);
-            let ctx = || format!("{scenario} in {mode:?}\n{}", o.dump());
-            assert_eq!(o.code(), Some(0), "{}", ctx());
-            let got = o.rc_lines();
-            assert_eq!(got.len(), want.len(), "{}", ctx());
-            for ((label, code), (wl, wc)) in got.iter().zip(&want) {
-                assert_eq!(label, wl, "{}", ctx());
-                match rejected.iter().find(|(l, _)| l == label) {
-                    Some((_, c)) => assert_eq!(*code, i64::from(*c), "{label}: {}", ctx()),
-                    None => assert_eq!(code, wc, "{label} as without regcheck: {}", ctx()),
-                }
-            }
-            assert!(!o.stderr.contains("internal failure"), "{}", ctx());
-            o
-        })
-        .collect()
+/// The scenario in every mode, compared with the bare program
+/// ([`Scenarios::each_mode_env`]).
+fn each_mode(scenario: &str, rejected: &[(&str, i64)], env: &[(&str, &str)]) -> Vec<Outcome> {
+    scenarios().each_mode_env(&[scenario], rejected, env)
 }
 
 fn logged(o: &Outcome, level: &str, rule: &str, call: &str) -> Vec<String> {

@@ -275,6 +275,13 @@ fn doctor_knows_the_simulator_it_ships_and_says_how_to_use_cann() {
     let t = stdout(&regcheck(&["doctor", "--no-vendor"], &[("LD_LIBRARY_PATH", sim_dir)]));
     assert!(t.contains("ACL in use") && t.contains("regcheck's simulator, not CANN"), "{t}");
     assert!(t.contains(&format!("{}", docs.join("docs/rules.md").display())), "{t}");
+
+    // the simulator's other release roots beside it (lib/regcheck/sim/9.2.0) are the simulator too
+    let root_920 = format!("{sim_dir}/9.2.0");
+    let out = regcheck(&["doctor", "--json", "--no-vendor"], &[("LD_LIBRARY_PATH", &root_920)]);
+    let v = json(&out);
+    assert!(v["acl_in_use"]["path"].as_str().unwrap().starts_with(&root_920), "{}", text(&out));
+    assert_eq!(v["acl_in_use"]["simulator"], true, "{}", text(&out));
 }
 
 fn callsite_program() -> PathBuf {
@@ -355,13 +362,41 @@ fn doctor_shows_the_release_profile_and_why() {
     assert_eq!(v["profile"]["known"], true, "{t}");
     assert_eq!(v["profile"]["source"], "aclsysGetVersionStr(\"runtime\")", "{t}");
     assert_eq!(v["profile"]["registration_path"], "tables", "{t}");
-    let (v, t) = doctor(&[("REGCHECK_ACL_LIB", sim), ("ACLSIM_CANN_VERSION", "9.2.0")], &[]);
     assert_eq!(
-        (&v["profile"]["release"], &v["profile"]["registration_path"]),
-        (&"9.2.0".into(), &"unknown".into()),
+        (&v["profile"]["pin_register_feature"], &v["profile"]["pin_register_from"]),
+        (&Value::Null, &"not-asked".into()),
         "{t}"
     );
-    assert!(t.contains("pinned-register feature, which regcheck cannot ask"), "{t}");
+    // After 9.1.0 the path is the driver's pinned-register feature, asked of the driver
+    // (halSupportFeature) as the runtime asks it.
+    for (pin, on, path) in [("1", true, "driver"), ("0", false, "tables")] {
+        let (v, t) =
+            doctor(&[("REGCHECK_ACL_LIB", sim), ("ACLSIM_CANN_VERSION", "9.2.0"), ("ACLSIM_PIN_REGISTER", pin)], &[]);
+        assert_eq!(
+            (&v["profile"]["release"], &v["profile"]["registration_path"]),
+            (&"9.2.0".into(), &path.into()),
+            "{t}"
+        );
+        assert_eq!(
+            (&v["profile"]["pin_register_feature"], &v["profile"]["pin_register_from"]),
+            (&on.into(), &"driver".into()),
+            "{t}"
+        );
+        assert!(
+            v["profile"]["pin_register_detail"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("halSupportFeature(0, FEATURE_SVM_MEM_REGISTER_HOST_PINNED) answered {on}")),
+            "{t}"
+        );
+        let out = regcheck(
+            &["doctor"],
+            &[("REGCHECK_ACL_LIB", sim), ("ACLSIM_CANN_VERSION", "9.2.0"), ("ACLSIM_PIN_REGISTER", pin)],
+        );
+        let want =
+            format!("host registration path: {path}; pinned-register feature: {}", if on { "on" } else { "off" });
+        assert!(stdout(&out).contains(&want), "{want}\n{}", text(&out));
+    }
     // The override wins.
     let (v, t) = doctor(&[("REGCHECK_ACL_LIB", sim), ("REGCHECK_CANN_VERSION", "9.2.0-beta.2")], &[]);
     assert_eq!(
@@ -373,6 +408,11 @@ fn doctor_shows_the_release_profile_and_why() {
     let (v, t) = doctor(&[], &["--no-vendor"]);
     assert_eq!((&v["profile"]["release"], &v["profile"]["known"]), (&"9.1.0".into(), &false.into()), "{t}");
     assert_eq!(v["profile"]["registration_path"], "unknown", "{t}");
+    assert_eq!(
+        (&v["profile"]["pin_register_feature"], &v["profile"]["pin_register_from"]),
+        (&Value::Null, &"not-asked".into()),
+        "{t}"
+    );
     assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("assumes 9.1.0")), "{t}");
     let root = testkit::target_dir().join("cann-root-9.2.0");
     let file = root.join("share/info/runtime/version.info");

@@ -9,9 +9,9 @@ use std::process::Command;
 
 use testkit::{workspace_root, Outcome, Program, Run};
 
-/// `(id, regcheck column)` of the rows of a section (`## ACL runtime` with IDs `ACL-C`,
+/// `(id, inputs, regcheck column)` of the rows of a section (`## ACL runtime` with IDs `ACL-C`,
 /// `## HIXL` with `HIXL-C`, `## ADXL` with `ADXL-C`).
-fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
+fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String, String)> {
     let text = std::fs::read_to_string(workspace_root().join("docs/conformance.md")).unwrap();
     let section = text.split(&format!("\n## {heading}\n")).nth(1).unwrap_or_else(|| panic!("a `## {heading}` section"));
     let section = section.split("\n## ").next().unwrap();
@@ -20,7 +20,7 @@ fn section_rows(heading: &str, prefix: &str) -> Vec<(String, String)> {
         .filter(|l| l.starts_with(&format!("| {prefix}")))
         .map(|l| {
             let c = testkit::table_cells(l);
-            (c[0].clone(), c[c.len() - 1].clone())
+            (c[0].clone(), c[2].clone(), c[c.len() - 1].clone())
         })
         .collect()
 }
@@ -119,41 +119,57 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
 
 #[test]
 fn acl_rows_meet_regcheck_as_the_table_says() {
-    let exe = Program::c("conformance_acl", &["sim/tests/conformance_acl.c"]).libs(&["acl_rt"]).build();
-    rows_meet_regcheck(&exe, section_rows("ACL runtime", "ACL-C"));
+    let exe =
+        |r: &str| Program::c("conformance_acl", &["sim/tests/conformance_acl.c"]).libs(&["acl_rt"]).release(r).build();
+    rows_meet_regcheck(exe, section_rows("ACL runtime", "ACL-C"));
 }
 
 #[test]
 fn hixl_rows_meet_regcheck_as_the_table_says() {
-    let exe =
-        Program::cxx("conformance_hixl", &["sim/tests/conformance_hixl.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
-    rows_meet_regcheck(&exe, section_rows("HIXL", "HIXL-C"));
+    let exe = |r: &str| {
+        Program::cxx("conformance_hixl", &["sim/tests/conformance_hixl.cpp"])
+            .libs(&["cann_hixl", "ascendcl"])
+            .release(r)
+            .build()
+    };
+    rows_meet_regcheck(exe, section_rows("HIXL", "HIXL-C"));
 }
 
 #[test]
 fn datadist_rows_meet_regcheck_as_the_table_says() {
-    let exe = Program::cxx("conformance_datadist", &["sim/tests/conformance_datadist.cpp"])
-        .libs(&["llm_datadist", "cann_hixl", "ascendcl"])
-        .build();
-    rows_meet_regcheck(&exe, section_rows("LLM-DataDist", "LLM-DataDist-C"));
+    let exe = |r: &str| {
+        Program::cxx("conformance_datadist", &["sim/tests/conformance_datadist.cpp"])
+            .libs(&["llm_datadist", "cann_hixl", "ascendcl"])
+            .release(r)
+            .build()
+    };
+    rows_meet_regcheck(exe, section_rows("LLM-DataDist", "LLM-DataDist-C"));
 }
 
 #[test]
 fn adxl_rows_meet_regcheck_as_the_table_says() {
-    let exe = Program::cxx("conformance_adxl", &["sim/tests/conformance_adxl.cpp"])
-        .libs(&["llm_datadist", "cann_hixl", "ascendcl"])
-        .build();
-    rows_meet_regcheck(&exe, section_rows("ADXL", "ADXL-C"));
+    let exe = |r: &str| {
+        Program::cxx("conformance_adxl", &["sim/tests/conformance_adxl.cpp"])
+            .libs(&["llm_datadist", "cann_hixl", "ascendcl"])
+            .release(r)
+            .build()
+    };
+    rows_meet_regcheck(exe, section_rows("ADXL", "ADXL-C"));
 }
 
-fn rows_meet_regcheck(exe: &std::path::Path, rows: Vec<(String, String)>) {
+/// Each row's case (`exe(release)`: the section's program built against the simulator's install
+/// root the row names, [`testkit::row_release`]) bare and under `LD_PRELOAD`.
+fn rows_meet_regcheck(exe: impl Fn(&str) -> std::path::PathBuf, rows: Vec<(String, String, String)>) {
     let lib = testkit::regcheck().shared;
     let names = interposed(&lib);
     let mut failures = Vec::new();
     let mut got_by_id = Vec::new();
-    for (id, want) in rows {
-        let bare = Run::new(exe).arg(&id).run();
-        let under = Run::new(exe).arg(&id).preload(&lib).run();
+    let mut exes = std::collections::BTreeMap::new();
+    for (id, inputs, want) in rows {
+        let release = testkit::row_release(&inputs);
+        let exe = exes.entry(release).or_insert_with(|| exe(release)).clone();
+        let bare = Run::new(&exe).arg(&id).env_remove("ACLSIM_CANN_VERSION").run();
+        let under = Run::new(&exe).arg(&id).env_remove("ACLSIM_CANN_VERSION").preload(&lib).run();
         let got = column(&under, &bare, &names);
         if got != want {
             failures.push(format!("{id}: regcheck {got}; the table says {want}"));

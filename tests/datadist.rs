@@ -38,34 +38,10 @@ fn code(o: &Outcome, label: &str) -> i64 {
 const LLM_FAILED: i64 = 0xFFFF_FFFF;
 const LLM_PARAM_INVALID: i64 = 0x5010_B005;
 
-/// The scenario in every mode: it exits 0 and every call returns what it returns without
-/// regcheck but for the rejections `rejected` lists (label, code); no internal failure.
+/// The scenario in every mode, compared with the bare program
+/// ([`Scenarios::each_mode_env`]), without variables.
 fn each_mode(args: &[&str], rejected: &[(&str, i64)]) -> Vec<Outcome> {
-    each_mode_env(args, rejected, &[])
-}
-
-/// [`each_mode`], with regcheck's variables `env`.
-fn each_mode_env(args: &[&str], rejected: &[(&str, i64)], env: &[(&str, &str)]) -> Vec<Outcome> {
-    let want = bare(args).rc_lines();
-    MODES
-        .iter()
-        .map(|&mode| {
-            let o = run_env(mode, args, env);
-            let ctx = || format!("{args:?} in {mode:?}\n{}", o.dump());
-            assert_eq!(o.code(), Some(0), "{}", ctx());
-            let got = o.rc_lines();
-            assert_eq!(got.len(), want.len(), "{}", ctx());
-            for ((label, code), (wl, wc)) in got.iter().zip(&want) {
-                assert_eq!(label, wl, "{}", ctx());
-                match rejected.iter().find(|(l, _)| l == label) {
-                    Some((_, c)) => assert_eq!(code, c, "{label}: {}", ctx()),
-                    None => assert_eq!(code, wc, "{label} as without regcheck: {}", ctx()),
-                }
-            }
-            assert!(!o.stderr.contains("internal failure"), "{}", ctx());
-            o
-        })
-        .collect()
+    scenarios().each_mode_env(args, rejected, &[])
 }
 
 /// regcheck's lines of `level` for `rule` at `call`.
@@ -88,7 +64,7 @@ fn xllm_frees_registered_kv_caches_and_each_free_is_named() {
         }
         assert!(bare.stdout.contains("value k_id 1") && bare.stdout.contains("value v_id 2"), "{}", bare.dump());
         // Every finding logged (no collapse of repeats from one call site): one line per free.
-        for o in each_mode_env(&["xllm", backend], &[], &[("REGCHECK_MAX_REPEATS", "0")]) {
+        for o in scenarios().each_mode_env(&["xllm", backend], &[], &[("REGCHECK_MAX_REPEATS", "0")]) {
             let ctx = || format!("{backend}: {}", o.dump());
             let frees = logged(&o, "warning", "HIXL-FREE-REGISTERED", "aclrtFree");
             assert_eq!(frees.len(), 8, "one per freed layer buffer: {}", ctx());

@@ -28,30 +28,19 @@ const LIMITS: Limits = Limits { calls: 1500, shrink_runs: 40, shrink_seconds: 15
 /// with why. The first difference of each run must be of one of these kinds or it fails the
 /// test; differences after the first are listed, not judged (the two runs' states differ from
 /// there on). docs/testing.md lists them too.
-fn open_deviation(v: &Violation, failure: &str, path_known: bool) -> Option<&'static str> {
+fn open_deviation(v: &Violation, failure: &str) -> Option<&'static str> {
     // The step as the failure shows it: its line in the shrunk trace, else the first line.
     let step = failure.lines().find(|l| l.contains("<<<")).unwrap_or_else(|| failure.lines().next().unwrap_or(""));
-    let pinned_only = step.contains(", PINNED)") || step.contains(", PINNED,");
     match (v.kind, v.door) {
         // (Issue 32: under LD_PRELOAD alone regcheck's own dlsym makes its records whole, so a
         // crash let through there is a failure, as under --audit.)
-        // A PINNED-only registration reaches the driver (and its page-locking) only on the
-        // driver path, which regcheck cannot tell from the runtime-table path after 9.1 (it
-        // cannot ask the driver for its feature); on 9.1.0 the release profile knows it.
-        ("crashes under regcheck", _) if pinned_only && !path_known => {
-            Some("PINNED-only: the registration path is unknown")
-        }
-        // Both fail; which check answers first depends on the registration path (the runtime's
-        // tables check overlaps before the driver checks the memory): known on 9.1.0.
-        ("rejected with another code than the vendor's", _) if !path_known => {
-            Some("the vendor's order of checks, by path")
-        }
-        // With the path known (9.1.0), two reasons remain: the runtime's tables keep a device's
-        // MAPPED registrations through its reset (regcheck's records drop them with the
-        // device), and under LD_PRELOAD an overlap regcheck only saw is not enforced while a
-        // later certain finding (alignment, context) is.
+        // The path is known on every seed (after 9.1 regcheck asks the driver for its
+        // pinned-register feature), and two reasons remain: the runtime's tables keep a
+        // device's MAPPED registrations through its reset (regcheck's records drop them with
+        // the device), and under LD_PRELOAD an overlap regcheck only saw is not enforced while
+        // a later certain finding (alignment, context) is.
         ("rejected with another code than the vendor's", _) => {
-            Some("9.1.0: a MAPPED registration the tables keep through a reset, or an overlap only seen")
+            Some("a MAPPED registration the tables keep through a reset, or an overlap only seen")
         }
         // (Stack memory and the documented caps are warnings, issue 33 item 11: no public code
         // refuses them, so regcheck forwards them as the bare run does.) One difference remains
@@ -91,8 +80,7 @@ fn regcheck_rejects_only_what_fails_bare_and_everything_that_crashes() {
         for door in [Door::Preload, Door::Audit] {
             let mut of_door = r.violations.iter().zip(&r.failures).filter(|(v, _)| v.door == door);
             let Some((first, text)) = of_door.next() else { continue };
-            // 9.1.0 (the seeds without the driver's feature): the release profile knows the path.
-            match open_deviation(first, text, !r.env.pin_register) {
+            match open_deviation(first, text) {
                 Some(why) => open.push(format!("seed {seed:#x}, {}: {} ({why})", door.name(), first.describe())),
                 None => failures.push(text.clone()),
             }

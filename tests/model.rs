@@ -131,35 +131,20 @@ impl Model {
     }
 
     /// What the rules say of a registration: `Valid`, `Forbidden` (regcheck rejects it), or
-    /// `Warned` (regcheck warns and the vendor decides: IOMEMORY, PINNED on page-locked memory,
-    /// and what only the driver refuses of a PINNED-only registration, which the runtime's own
-    /// tables may take without the driver).
+    /// `Warned` (regcheck warns and the vendor decides: IOMEMORY, PINNED on page-locked memory).
+    /// On the driver's path, which regcheck knows (it asks the driver for its pinned-register
+    /// feature), a PINNED-only registration reaches the driver like any other and its overlaps
+    /// count.
     fn register(&self, kind: u64, page: u64, pages: u64, flag: u32, misalign: u64) -> AclVerdict {
-        self.register_over(kind, page, pages, flag, misalign, true)
-    }
-
-    /// [`Model::register`], counting PINNED-only registrations among the overlaps or not.
-    fn register_over(
-        &self,
-        kind: u64,
-        page: u64,
-        pages: u64,
-        flag: u32,
-        misalign: u64,
-        pinned_only_too: bool,
-    ) -> AclVerdict {
         let flag_ok = flag != 0 && flag & !(MAPPED | PINNED | 0x4 | 0x8) == 0;
         let reserved = flag & (0x4 | 0x8) != 0;
-        let pinned_only = flag == PINNED;
         let memory_ok = matches!(kind, HEAP | MALLOC_HOST) || kind >= SLOT0;
         let pinned_locked = flag & PINNED != 0 && Self::page_locked(kind);
-        let overlaps = self.regs.iter().any(|r| {
-            (pinned_only_too || r.mapped) && r.kind == kind && r.page < page + pages && page < r.page + r.pages
-        });
+        let overlaps = self.regs.iter().any(|r| r.kind == kind && r.page < page + pages && page < r.page + r.pages);
         let driver_ok = misalign == 0 && memory_ok;
-        if pages == 0 || !flag_ok || overlaps || (!driver_ok && !pinned_only) {
+        if pages == 0 || !flag_ok || overlaps || !driver_ok {
             AclVerdict::Forbidden
-        } else if reserved || pinned_locked || !driver_ok {
+        } else if reserved || pinned_locked {
             AclVerdict::Warned
         } else {
             AclVerdict::Valid
@@ -179,16 +164,8 @@ impl Model {
                 verdict
             }
             Op::RegV1 { kind, page, pages } => {
-                // V1 over PINNED-only registrations alone: the driver's path refuses it (507910),
-                // the runtime's tables take it (V1 reads no table); after 9.1.0 regcheck cannot
-                // ask the driver which path it runs, so it warns and the vendor decides.
-                let verdict = match (
-                    self.register(kind, page, pages, MAPPED, 0),
-                    self.register_over(kind, page, pages, MAPPED, 0, false),
-                ) {
-                    (AclVerdict::Forbidden, AclVerdict::Valid | AclVerdict::Warned) => AclVerdict::Warned,
-                    (v, _) => v,
-                };
+                // V1 over a PINNED-only registration too: the driver's path refuses it (507910).
+                let verdict = self.register(kind, page, pages, MAPPED, 0);
                 if accepted {
                     self.regs.push(Reg { kind, page, pages, mapped: true });
                 }

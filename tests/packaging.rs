@@ -189,6 +189,10 @@ fn installs_the_documented_tree_and_its_manifest() {
         "lib/regcheck/sim/libcann_hixl.so".into(),
         "lib/regcheck/sim/libllm_datadist.so".into(),
         "lib/regcheck/sim/libascend_hal.so".into(),
+        "lib/regcheck/sim/libllm_datadist_py.so".into(),
+        "lib/regcheck/sim/python/llm_datadist/__init__.py".into(),
+        "lib/regcheck/sim/9.2.0/libllm_datadist.so".into(),
+        "lib/regcheck/sim/9.2.0/libacl_rt.so".into(),
         "include/regcheck/sim/acl/acl.h".into(),
         "include/regcheck/sim/acl/acl_base.h".into(),
         "include/regcheck/sim/acl/error_codes/rt_error_codes.h".into(),
@@ -245,6 +249,22 @@ fn installs_the_documented_tree_and_its_manifest() {
             );
         }
     }
+}
+
+/// The simulator's Python package, installed beside its library: with only `PYTHONPATH` set
+/// (no `LD_LIBRARY_PATH`), `import llm_datadist` finds `libllm_datadist_py.so` two directories
+/// up, and that library its own (`$ORIGIN`).
+#[test]
+fn the_installed_sim_python_package_loads_its_library_from_the_install() {
+    let sim = prefix().join("lib/regcheck/sim");
+    let out = run_ok(
+        Command::new("python3")
+            .args(["-c", "import llm_datadist; print(llm_datadist._library()._name)"])
+            .env("PYTHONPATH", sim.join("python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("LD_LIBRARY_PATH"),
+    );
+    assert_eq!(out.trim(), sim.join("libllm_datadist_py.so").to_string_lossy(), "{out}");
 }
 
 #[test]
@@ -811,9 +831,19 @@ fn the_lists_in_the_docs_are_the_build() {
     let sim_libs: BTreeSet<String> = manifest
         .lines()
         .filter_map(|l| l.strip_prefix("lib/regcheck/sim/"))
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.contains('/'))
         .map(str::to_string)
         .collect();
+    // each other release's root (lib/regcheck/sim/<release>/) holds the same libraries
+    for release in &testkit::SIM_RELEASES[1..] {
+        let root: BTreeSet<String> = manifest
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("lib/regcheck/sim/{release}/")))
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        assert_eq!(root, sim_libs, "lib/regcheck/sim/{release}/ vs lib/regcheck/sim/");
+    }
     let packaging = fs::read_to_string(testkit::workspace_root().join("docs/packaging.md")).unwrap();
     let row = packaging.lines().find(|l| l.starts_with("| `lib/regcheck/sim/` |")).expect("the simulator's row");
     assert_eq!(code_words(row, |w| w.ends_with(".so")), sim_libs, "docs/packaging.md's simulator row vs the manifest");

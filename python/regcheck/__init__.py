@@ -22,6 +22,9 @@ In a process running under the layer (``regcheck run python ...``):
 When the layer is loaded, importing this module also makes the foreign functions of the
 ``ctypes`` libraries loaded from then on note their Python caller when a call raises a finding
 (:attr:`Finding.python_site`): the native call site of a ``ctypes`` call is a frame of libffi.
+The Python caller is the first frame outside ``ctypes``, this module and wrapper modules (a
+module that sets ``__regcheck_wrapper__ = True`` in its globals, e.g. a package whose functions
+make the ``ctypes`` calls for the user): a finding names the user's line, not the wrapper's.
 It costs two calls of ``regcheck_findings_last_seq`` per foreign call; set
 ``REGCHECK_PYTHON_SITES=0`` to turn it off.
 """
@@ -271,8 +274,15 @@ class _Sites:
     skip_dirs = tuple(os.path.dirname(m.__file__ or "") + os.sep for m in (ctypes, sys.modules[__name__]))
 
     @staticmethod
+    def is_wrapper(frame: Any) -> bool:
+        """A frame of ctypes, of this module, or of a wrapper module (one whose globals set
+        ``__regcheck_wrapper__ = True``, as the simulator's ``llm_datadist`` does): the
+        finding names the first frame past them, the user's line."""
+        return frame.f_code.co_filename.startswith(_Sites.skip_dirs) or frame.f_globals.get("__regcheck_wrapper__") is True
+
+    @staticmethod
     def python_site(frame: Any) -> str:
-        while frame is not None and frame.f_code.co_filename.startswith(_Sites.skip_dirs):
+        while frame is not None and _Sites.is_wrapper(frame):
             frame = frame.f_back
         if frame is None:
             return ""

@@ -17,6 +17,10 @@
 #include <vector>
 
 #include "acl_internal.h"
+#include "driver/ascend_hal.h"
+
+// the vendor runtime's weak reference (npu_driver_base.hpp)
+extern "C" bool halSupportFeature(uint32_t devId, drvFeature_t type) __attribute__((weak));
 #include "aclsim.h"
 #include "sim_format.h"
 
@@ -295,11 +299,12 @@ bool feature_setting(const char *name, bool dflt) {
 }
 }  // namespace
 
-// The release profile (ACLSIM_CANN_VERSION, default 9.1.0, the release users run): the
-// vendor's master after 9.1 (9.2.0 betas on) differs from 9.1.0 (hicann/runtime tag v9.1.0).
+// The release profile (ACLSIM_CANN_VERSION, default the install root's release: 9.1.0, the release
+// users run, or 9.2.0 in the 9.2.0 root): the vendor's master after 9.1 (9.2.0 betas on) differs
+// from 9.1.0 (hicann/runtime tag v9.1.0).
 const char *cann_version() {
     const char *e = getenv("ACLSIM_CANN_VERSION");
-    return e != nullptr ? e : "9.1.0";
+    return e != nullptr ? e : ACLSIM_DEFAULT_CANN_VERSION;
 }
 
 bool cann_after_9_1() {
@@ -312,9 +317,25 @@ namespace {
 bool driver_pin_feature() { return feature_setting("ACLSIM_PIN_REGISTER", driver_at_least(26, 0)); }
 }  // namespace
 
+// The simulated driver's halSupportFeature (libascend_hal.so forwards to it): the
+// pinned-register feature (13, FEATURE_SVM_MEM_REGISTER_HOST_PINNED) by ACLSIM_PIN_REGISTER;
+// no other feature.
+extern "C" int32_t aclsim_hal_support_feature(uint32_t devid, int32_t type) {
+    (void)devid;
+    return type == FEATURE_SVM_MEM_REGISTER_HOST_PINNED && driver_pin_feature() ? 1 : 0;
+}
+
 // The driver path of host registration: only a runtime after 9.1 asks the driver for the
-// feature (runtime 71a3ea667; 9.1.0 always uses its own tables, api_impl.cc:2415-2446).
-bool pin_register_supported() { return cann_after_9_1() && driver_pin_feature(); }
+// feature (runtime 71a3ea667; 9.1.0 always uses its own tables, api_impl.cc:2415-2446), as the
+// vendor's runtime does: halSupportFeature(device, FEATURE_SVM_MEM_REGISTER_HOST_PINNED), a weak
+// reference into the driver's library (npu_driver.cc CheckIsSupportFeature: a driver without the
+// function has no feature). Asked at every use, not cached at device open as the vendor does, so
+// that a test may change ACLSIM_PIN_REGISTER between cases.
+bool pin_register_supported() {
+    if (!cann_after_9_1() || &halSupportFeature == nullptr) return false;
+    int32_t dev = current_device();
+    return halSupportFeature(static_cast<uint32_t>(dev < 0 ? 0 : dev), FEATURE_SVM_MEM_REGISTER_HOST_PINNED);
+}
 
 // Default: with the driver's pinned-register feature (a driver path without the query would
 // lose every device pointer: the runtime's tables are empty there).

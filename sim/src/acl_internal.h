@@ -160,7 +160,7 @@ std::string pageable_kernel_max();
 bool kernel_is_old(const std::string &rel, const std::string &thr);
 // The simulated driver version (ACLSIM_DRIVER_VERSION, default 25.3.rc1) is at least major.minor.
 bool driver_at_least(unsigned major, unsigned minor);
-// The CANN release simulated (ACLSIM_CANN_VERSION, default "9.1.0"), and whether it is the
+// The CANN release simulated (ACLSIM_CANN_VERSION, default the install root's release: "9.1.0", or "9.2.0" in the 9.2.0 root), and whether it is the
 // vendor's master after 9.1 (the release profiles: sim/README.md).
 const char *cann_version();
 bool cann_after_9_1();

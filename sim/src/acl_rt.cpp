@@ -289,7 +289,7 @@ const char *aclGetRecentErrMsg(void) {
 
 namespace {
 // The simulated version of a package: ACLSIM_DRIVER_VERSION for "driver", ACLSIM_CANN_VERSION
-// (default 9.1.0, the release profile) for anything else (empty: the version file is missing).
+// (default the install root's release, the release profile) for anything else (empty: the version file is missing).
 const char *package_version(const char *pkgName) {
     bool driver = strcmp(pkgName, "driver") == 0;
     const char *v = getenv(driver ? "ACLSIM_DRIVER_VERSION" : "ACLSIM_CANN_VERSION");

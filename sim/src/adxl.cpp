@@ -236,11 +236,16 @@ Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {
   return rc;
 }
 
+// After 9.1.0 only (hicann/hixl 6d1c2b6; absent at tag v9.1.0 and in 9.2.0-beta.1): the 9.1.0 install
+// root's library has no such symbol, so a program's weak reference to it is NULL there, as on a real
+// 9.1.0 (Mooncake then makes no Ascend shared segment).
+#if ACLSIM_ROOT_RELEASE_9_2
 Status AdxlEngine::ExportToShareableHandle(void *addr, ShareableHandle &handle) {
   Status rc = hixl::FabricMemTransferService::ExportToShareableHandle(addr, handle);
   Note("AdxlEngine::ExportToShareableHandle", rc, "%p", addr);
   return rc;
 }
+#endif
 
 Status AdxlEngine::FreeMem(void *ptr) {
   Status rc = hixl::FabricMemTransferService::FreeMem(ptr);

@@ -29,7 +29,7 @@ std::string Fmt(const char *f, ...) {
 bool ReleaseAfter91() {
   const char *e = getenv("ACLSIM_CANN_VERSION");
   unsigned long ma = 0, mi = 0;
-  if (sscanf(e != nullptr ? e : "9.1.0", "%lu.%lu", &ma, &mi) < 2) return false;
+  if (sscanf(e != nullptr ? e : ACLSIM_DEFAULT_CANN_VERSION, "%lu.%lu", &ma, &mi) < 2) return false;
   return ma > 9 || (ma == 9 && mi > 1);
 }
 

@@ -32,7 +32,7 @@ std::string Fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 // ACLSIM_TRACE=1, as libacl_rt.so read it (once).
 bool Tracing();
 
-// The release profile (ACLSIM_CANN_VERSION, default 9.1.0, as libacl_rt.so reads it): whether
+// The release profile (ACLSIM_CANN_VERSION, default the install root's release, 9.1.0 or 9.2.0, as libacl_rt.so reads it): whether
 // the HIXL simulated is the vendor's master after 9.1 (hicann/hixl 9ed283b) rather than tag v9.1.0.
 bool ReleaseAfter91();
 void Note(const char *name, const char *args, long long code);

@@ -8,6 +8,7 @@
 
 #include "acl/acl.h"
 #include "hixl/hixl_types.h"
+#include "hixl_common.h"
 
 namespace aclsim {
 
@@ -37,9 +38,12 @@ bool IsUbEndpoint(const EndpointDesc &ep) {
   return ep.protocol == COMM_PROTOCOL_UBC_TP || ep.protocol == COMM_PROTOCOL_UBC_CTP;
 }
 
+// UBG (UB_RTP) maps host memory after 9.1 only (tag v9.1.0's endpoint.cc and hixl_cs_server.cc
+// name UBOE and UBC_CTP).
+bool UbgMaps(const EndpointDesc &ep) { return ep.protocol == COMM_PROTOCOL_UBG && ReleaseAfter91(); }
+
 bool DefaultHostVaMapping(const EndpointDesc &ep) {
-  return OnDevice(ep) &&
-         (ep.protocol == COMM_PROTOCOL_UBOE || ep.protocol == COMM_PROTOCOL_UBG || ep.protocol == COMM_PROTOCOL_UBC_CTP);
+  return OnDevice(ep) && (ep.protocol == COMM_PROTOCOL_UBOE || UbgMaps(ep) || ep.protocol == COMM_PROTOCOL_UBC_CTP);
 }
 
 bool PairHostVaMapping(const EndpointDesc &local, const EndpointDesc &remote) {
@@ -49,8 +53,7 @@ bool PairHostVaMapping(const EndpointDesc &local, const EndpointDesc &remote) {
 
 bool ServerHostVaMapping(const EndpointDesc &ep, bool ub_ctp_all_device) {
   if (!OnDevice(ep)) return false;
-  return ep.protocol == COMM_PROTOCOL_UBOE || ep.protocol == COMM_PROTOCOL_UBG ||
-         (ub_ctp_all_device && ep.protocol == COMM_PROTOCOL_UBC_CTP);
+  return ep.protocol == COMM_PROTOCOL_UBOE || UbgMaps(ep) || (ub_ctp_all_device && ep.protocol == COMM_PROTOCOL_UBC_CTP);
 }
 
 bool UbCtpEndpointsAllDevice(const EndpointDesc *list, uint32_t num) {

@@ -181,12 +181,36 @@ const char *Find(const std::map<std::string, std::string> &raw, const char *a, c
   return it == raw.end() ? nullptr : it->second.c_str();
 }
 
+// A JSON number with a fraction or an exponent, or a boolean, as tag v9.1.0's JsonToNumber
+// reads it (nlohmann's get<T>: truncated toward zero, true 1, false 0); after 9.1 it is refused
+// (hixl 1577fcd: only an integer JSON value). False when refused.
+bool ConvertedBefore92(const Json &v, long long &out) {
+  if (ReleaseAfter91()) return false;
+  if (v.type == Json::kBool) {
+    out = v.str == "true" ? 1 : 0;
+    return true;
+  }
+  char *end = nullptr;
+  double d = strtod(v.str.c_str(), &end);
+  if (end == v.str.c_str() || *end != '\0' || !(d > -9.0e18 && d < 9.0e18)) return false;
+  out = static_cast<long long>(d);
+  return true;
+}
+
 // An integer member within [lo, hi], when present (ParseIntegerFieldInRange, JsonToNumber: an
-// integer JSON number, or a string holding one; a number with a fraction or an exponent is
-// refused). `out` gets the value.
+// integer JSON number, or a string holding one; a number with a fraction or an exponent, or a
+// boolean, is refused after 9.1 and converted on 9.1.0). `out` gets the value.
 bool IntInRange(const Json &obj, const char *key, long long lo, long long hi, long long *out = nullptr) {
   auto it = obj.members.find(key);
   if (it == obj.members.end()) return true;
+  const bool fraction = it->second.type == Json::kNumber &&
+                        it->second.str.find_first_of(".eE") != std::string::npos;
+  if (fraction || it->second.type == Json::kBool) {
+    long long v = 0;
+    if (!ConvertedBefore92(it->second, v) || v < lo || v > hi) return false;
+    if (out != nullptr) *out = v;
+    return true;
+  }
   if (it->second.type != Json::kNumber && it->second.type != Json::kString) return false;
   const std::string &t = it->second.str;
   size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
@@ -202,7 +226,8 @@ bool IntInRange(const Json &obj, const char *key, long long lo, long long hi, lo
 // The fabric_memory fields, flat ("fabric_memory.max_capacity") or in a nested "fabric_memory"
 // object (ParseFabricMemoryFields, ParseFabricMemoryConfig): max_capacity [1, 1024] TB,
 // start_address [0, 1024] TB, task_stream_num [1, 8], enable_aicpu_unfold a JSON boolean; with
-// aicpu unfold on (the default) task_stream_num must be 1.
+// aicpu unfold on (the default) task_stream_num must be 1. Tag v9.1.0 reads neither
+// enable_aicpu_unfold nor the aicpu unfold rule (its hixl_options.cc from_json).
 bool FabricMemoryConfigOk(const Json &j) {
   long long streams = -1;
   int unfold = -1;  // -1 not given, 0 false, 1 true
@@ -211,7 +236,7 @@ bool FabricMemoryConfigOk(const Json &j) {
     if (!IntInRange(obj, (prefix + "start_address").c_str(), 0, 1024)) return false;
     if (!IntInRange(obj, (prefix + "task_stream_num").c_str(), 1, 8, &streams)) return false;
     auto u = obj.members.find(prefix + "enable_aicpu_unfold");
-    if (u != obj.members.end()) {
+    if (u != obj.members.end() && ReleaseAfter91()) {
       if (u->second.type != Json::kBool) return false;
       unfold = u->second.str == "true" ? 1 : 0;
     }
@@ -220,7 +245,22 @@ bool FabricMemoryConfigOk(const Json &j) {
   auto nested = j.members.find("fabric_memory");
   if (nested != j.members.end() && nested->second.type == Json::kObject && !fields(nested->second, "")) return false;
   if (!fields(j, "fabric_memory.")) return false;
-  return unfold == 0 || streams == -1 || streams == 1;
+  return !ReleaseAfter91() || unfold == 0 || streams == -1 || streams == 1;
+}
+
+// comm_resource_config.listen_port as tag v9.1.0 reads it: JsonToNumber<uint32_t> (a JSON
+// number wraps to 32 bits) then [1, 65535]; after 9.1 an int64 within [1, 65535].
+bool ListenPortOk(const Json &j) {
+  const char *key = "comm_resource_config.listen_port";
+  if (ReleaseAfter91()) return IntInRange(j, key, 1, 65535);
+  long long v = 0;
+  auto it = j.members.find(key);
+  if (it == j.members.end()) return true;
+  // a string: std::stringstream >> uint32_t, which fails past 32 bits
+  if (it->second.type == Json::kString) return IntInRange(j, key, 1, 65535);
+  if (!IntInRange(j, key, LLONG_MIN + 1, LLONG_MAX, &v)) return false;
+  const uint32_t port = static_cast<uint32_t>(v);
+  return port >= 1 && port <= 65535;
 }
 
 // local_comm_res_path (ReadLocalCommResFile): a path realpath resolves to a regular file of 1
@@ -322,13 +362,18 @@ uint32_t ParseEngineOptions(const std::map<std::string, std::string> &raw, Engin
       }
       // ParseGlobalResourceConfigJson: fabric memory, connect pool, comm resources, the file path
       if (!FabricMemoryConfigOk(j)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "connect_pool.thread_num", 1, 64)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "connect_pool.task_queue_capacity", 1, 65535)) return hixl::PARAM_INVALID;
-      if (!IntInRange(j, "comm_resource_config.listen_port", 1, 65535)) return hixl::PARAM_INVALID;
+      // tag v9.1.0 checks no range of connect_pool's (JsonToNumber<int32_t> only)
+      const bool after91 = ReleaseAfter91();
+      if (!IntInRange(j, "connect_pool.thread_num", after91 ? 1 : LLONG_MIN + 1, after91 ? 64 : LLONG_MAX))
+        return hixl::PARAM_INVALID;
+      if (!IntInRange(j, "connect_pool.task_queue_capacity", after91 ? 1 : LLONG_MIN + 1, after91 ? 65535 : LLONG_MAX))
+        return hixl::PARAM_INVALID;
+      if (!ListenPortOk(j)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "comm_resource_config.qos", 0, 7)) return hixl::PARAM_INVALID;
       if (!IntInRange(j, "comm_resource_config.max_active_channels", 1, 4294967295LL)) return hixl::PARAM_INVALID;
+      // local_comm_res_path: after 9.1 only (tag v9.1.0 does not read it)
       auto path = j.members.find("local_comm_res_path");
-      if (path != j.members.end()) {
+      if (path != j.members.end() && after91) {
         if (path->second.type != Json::kString || path->second.str.empty()) return hixl::PARAM_INVALID;
         local_comm_res_path = path->second.str;
       }
@@ -351,6 +396,8 @@ EngineKind SelectEngine(const EngineOptions &o) {
   if (o.fabric) return EngineKind::kFabric;
   if (o.has_local_comm_res) return o.local_comm_res_version == "1.3" ? EngineKind::kHixlCs : EngineKind::kComm;
   if (o.protocol_desc) return EngineKind::kHixlCs;
+  // After 9.1 only (hixl bb0d0f6): tag v9.1.0's factory has no SoC branch, comm everywhere.
+  if (!ReleaseAfter91()) return EngineKind::kComm;
   const char *soc = aclrtGetSocName();
   if (soc != nullptr && strstr(soc, "Ascend950") != nullptr) return EngineKind::kHixlCs;
   return EngineKind::kComm;

@@ -25,4 +25,16 @@
 // whose static initialisation needs GLIBCXX_3.4.32 from GCC 13 on.
 #define ACLSIM_BUILDING_LIBRARY 1
 
+// The CANN release an install root simulates (sim/README.md, "Release profiles"): the default of
+// ACLSIM_CANN_VERSION, and the exports of its libraries. The default root is 9.1.0, the release users
+// run; the 9.2.0 root (crates/testkit/src/make.rs builds it with -DACLSIM_ROOT_RELEASE_9_2=1) is the
+// vendor's master: its libllm_datadist.so exports adxl::AdxlEngine::ExportToShareableHandle (hicann/hixl
+// 6d1c2b6, absent at tag v9.1.0), the 9.1.0 root's does not.
+#if defined(ACLSIM_ROOT_RELEASE_9_2) && ACLSIM_ROOT_RELEASE_9_2
+#define ACLSIM_DEFAULT_CANN_VERSION "9.2.0"
+#else
+#define ACLSIM_ROOT_RELEASE_9_2 0
+#define ACLSIM_DEFAULT_CANN_VERSION "9.1.0"
+#endif
+
 #endif  // ACLSIM_PORTABLE_H_

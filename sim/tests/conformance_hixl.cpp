@@ -359,8 +359,16 @@ uint32_t C23() {
                       Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)},
                      true, 0);
 }
-// test_hixl_cs_server.cc:321 RegisterHostMemForDeviceOnlyUbEndpointReturnsInvalid.
-uint32_t C24() { return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0); }
+// test_hixl_cs_server.cc:321 RegisterHostMemForDeviceOnlyUbEndpointReturnsInvalid (the vendor's master).
+uint32_t C24() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
+// The release profile 9.1.0: the same (tag v9.1.0 test_hixl_cs_server.cc:318, hixl 6f82995).
+uint32_t CP04() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
 
 // test_hixl_cs_server.cc:349 RegisterHostMemWhenUbCtpEndpointsAllDeviceUsesMappedDeviceMem.
 uint32_t C25() {
@@ -368,8 +376,17 @@ uint32_t C25() {
                       Endpoint(COMM_PROTOCOL_UBC_TP, ENDPOINT_LOC_TYPE_DEVICE)},
                      true, 1);
 }
-// test_hixl_cs_server.cc:387 RegisterHostMemForDeviceUbgUsesMappedDeviceMem.
-uint32_t C26() { return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 1); }
+// test_hixl_cs_server.cc:387 RegisterHostMemForDeviceUbgUsesMappedDeviceMem (the vendor's master).
+uint32_t C26() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 1);
+}
+// The release profile 9.1.0: tag v9.1.0 hixl_cs_server.cc:76 NeedServerHostVaMapping names
+// UBOE and UBC_CTP only: registered on the endpoint, no mapping.
+uint32_t CP14() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return ServerTyped({Endpoint(COMM_PROTOCOL_UBG, ENDPOINT_LOC_TYPE_DEVICE)}, true, 0);
+}
 
 // test_hixl_cs_server.cc:418 RegisterHostMemForDeviceAndHostUbCtpUsesHostEndpoint.
 uint32_t C27() {
@@ -566,10 +583,16 @@ uint32_t WithGlobalConfig(const std::string &json) {
 }
 
 // hixl_options_unittest.cc:235: aicpu unfold (the default) with task_stream_num 4.
-uint32_t C42() { return WithGlobalConfig(R"({"fabric_memory":{"task_stream_num":"4"}})"); }
+uint32_t C42() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);  // the vendor's master
+  return WithGlobalConfig(R"({"fabric_memory":{"task_stream_num":"4"}})");
+}
 
 // hixl_options_unittest.cc:252: enable_aicpu_unfold not a boolean.
-uint32_t C43() { return WithGlobalConfig(R"({"fabric_memory.enable_aicpu_unfold":"true"})"); }
+uint32_t C43() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);  // the vendor's master
+  return WithGlobalConfig(R"({"fabric_memory.enable_aicpu_unfold":"true"})");
+}
 
 // hixl_options_unittest.cc:523: max_active_channels 0.
 uint32_t C44() { return WithGlobalConfig(R"({"comm_resource_config.max_active_channels":0})"); }
@@ -587,11 +610,73 @@ uint32_t C47() { return WithGlobalConfig(R"({"comm_resource_config.qos": 7})"); 
 uint32_t C48() { return WithGlobalConfig(R"({"comm_resource_config.qos": 8})"); }
 
 // hixl_options_unittest.cc:755 ParseLocalCommResFilePathNotExistInvalid.
-uint32_t C49() { return WithGlobalConfig(R"({"local_comm_res_path":"/tmp/hixl_lcr_not_exist_12345.json"})"); }
+uint32_t C49() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);  // the vendor's master
+  return WithGlobalConfig(R"({"local_comm_res_path":"/tmp/hixl_lcr_not_exist_12345.json"})");
+}
 
 // json_utils_ut.cc:17 FloatValueThrows: JsonToNumber refuses a number with a fraction, so
-// ParseIntegerFieldInRange does (PARAM_INVALID from Initialize).
-uint32_t C50() { return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})"); }
+// ParseIntegerFieldInRange does (PARAM_INVALID from Initialize); the vendor's master (hixl 1577fcd).
+uint32_t C50() {
+  setenv("ACLSIM_CANN_VERSION", "9.2.0", 1);
+  return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})");
+}
+
+// ---- the release profiles (ACLSIM_CANN_VERSION), each difference once per profile ----
+
+// Tag v9.1.0 json_utils.h:20 JsonToNumber: nlohmann's get<T> converts 1.5 to 1 (in range).
+uint32_t CP01() {
+  setenv("ACLSIM_CANN_VERSION", "9.1.0", 1);
+  return WithGlobalConfig(R"({"comm_resource_config.listen_port": 1.5})");
+}
+
+uint32_t OnRelease(const char *release, const std::string &json) {
+  setenv("ACLSIM_CANN_VERSION", release, 1);
+  return WithGlobalConfig(json);
+}
+
+// Tag v9.1.0 hixl_options.cc:38 from_json(FabricMemoryConfig): no aicpu unfold (C42 on master).
+uint32_t CP05() { return OnRelease("9.1.0", R"({"fabric_memory":{"task_stream_num":"4"}})"); }
+
+// Tag v9.1.0 hixl_options.cc:38: enable_aicpu_unfold is not read (C43 on master).
+uint32_t CP06() { return OnRelease("9.1.0", R"({"fabric_memory.enable_aicpu_unfold":"true"})"); }
+
+// Tag v9.1.0 hixl_options.cc:87 from_json(GlobalResourceConfig): no local_comm_res_path (C49 on master).
+uint32_t CP07() { return OnRelease("9.1.0", R"({"local_comm_res_path":"/tmp/hixl_lcr_not_exist_12345.json"})"); }
+
+// Tag v9.1.0 hixl_options.cc:69: JsonToNumber<uint32_t> wraps 4294967297 to 1.
+uint32_t CP08() { return OnRelease("9.1.0", R"({"comm_resource_config.listen_port": 4294967297})"); }
+
+// Master hixl_options.cc:179: an int64 within [1, 65535].
+uint32_t CP09() { return OnRelease("9.2.0", R"({"comm_resource_config.listen_port": 4294967297})"); }
+
+// Tag v9.1.0 hixl_options.cc:52: connect_pool.thread_num without a range.
+uint32_t CP10() { return OnRelease("9.1.0", R"({"connect_pool.thread_num": 65})"); }
+
+// Master hixl_options.cc:162: connect_pool.thread_num within [1, 64].
+uint32_t CP11() { return OnRelease("9.2.0", R"({"connect_pool.thread_num": 65})"); }
+
+// Tag v9.1.0 json_utils.h:20: nlohmann's get<int64_t> reads true as 1.
+uint32_t CP12() { return OnRelease("9.1.0", R"({"comm_resource_config.qos": true})"); }
+
+// Master json_utils.h:30 (hixl 1577fcd): a boolean is not an integer JSON value.
+uint32_t CP13() { return OnRelease("9.2.0", R"({"comm_resource_config.qos": true})"); }
+
+// The engine an Ascend 950 gets with no options, told by an empty TransferSync to an engine not
+// linked: PARAM_INVALID on the comm engine (its op list first), NOT_CONNECTED on hixl_cs.
+uint32_t Ascend950Default(const char *release) {
+  setenv("ACLSIM_CANN_VERSION", release, 1);
+  setenv("ACLSIM_SOC_NAME", "Ascend950PR_9579", 1);
+  Hixl a;
+  STEP(a.Initialize(EngineName(aclsimClaimPort()).c_str(), NoOptions()), 0);
+  return a.TransferSync(EngineName(RefusingPort()).c_str(), hixl::READ, {});
+}
+
+// Master engine_factory.cc:71 (hixl bb0d0f6): SoC V5 selects hixl_cs.
+uint32_t CP02() { return Ascend950Default("9.2.0"); }
+
+// Tag v9.1.0 engine_factory.cc:58: no SoC branch, the comm engine.
+uint32_t CP03() { return Ascend950Default("9.1.0"); }
 
 // ---- fabric memory (tests/cpp/hixl/fabric_mem/fabric_mem_unittest.cc) ----
 
@@ -659,7 +744,10 @@ const ConformanceRows &Rows() {
       {"HIXL-C41", C41}, {"HIXL-C42", C42}, {"HIXL-C43", C43}, {"HIXL-C44", C44}, {"HIXL-C45", C45},
       {"HIXL-C46", C46}, {"HIXL-C47", C47}, {"HIXL-C48", C48}, {"HIXL-C49", C49}, {"HIXL-C50", C50},
       {"HIXL-C51", C51}, {"HIXL-C52", C52}, {"HIXL-C53", C53}, {"HIXL-C54", C54}, {"HIXL-C55", C55},
-      {"HIXL-C56", C56}, {"HIXL-C57", C57},
+      {"HIXL-C56", C56}, {"HIXL-C57", C57}, {"HIXL-CP01", CP01}, {"HIXL-CP02", CP02}, {"HIXL-CP03", CP03},
+      {"HIXL-CP04", CP04}, {"HIXL-CP05", CP05}, {"HIXL-CP06", CP06}, {"HIXL-CP07", CP07}, {"HIXL-CP08", CP08},
+      {"HIXL-CP09", CP09}, {"HIXL-CP10", CP10}, {"HIXL-CP11", CP11}, {"HIXL-CP12", CP12}, {"HIXL-CP13", CP13},
+      {"HIXL-CP14", CP14},
   };
   return rows;
 }

@@ -33,5 +33,5 @@ pub unsafe extern "C-unwind" fn adxl_get_transfer_status(
     req: *const *mut c_void,
     status: *mut i32,
 ) -> u32 {
-    frontend::hixl::get_transfer_status(this, req, status)
+    crate::ffi::framed(frontend::hixl::get_transfer_status(this, req, status))
 }

@@ -27,25 +27,27 @@ engine_members!(HIXL, "_ZN4hixl4Hixl");
 /// `hixl::Hixl::Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlC2Ev"]
 pub unsafe extern "C-unwind" fn hixl_ctor_c2(this: *mut c_void) {
-    frontend::hixl::construct(&HIXL, this, Structor::Base)
+    frontend::hixl::construct(&HIXL, this, Structor::Base);
+    crate::ffi::framed(())
 }
 
 /// `hixl::Hixl::~Hixl()` (base object).
 #[export_name = "_ZN4hixl4HixlD2Ev"]
 pub unsafe extern "C-unwind" fn hixl_dtor_d2(this: *mut c_void) {
-    frontend::hixl::destruct(&HIXL, this, Structor::Base)
+    frontend::hixl::destruct(&HIXL, this, Structor::Base);
+    crate::ffi::framed(())
 }
 
 /// `Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
 #[export_name = "_ZN4hixl4Hixl12ConnectAsyncERKN2ge12AscendStringEi"]
 pub unsafe extern "C-unwind" fn hixl_connect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(&HIXL, this, LinkCall::ConnectAsync, remote, timeout)
+    crate::ffi::framed(frontend::hixl::link(&HIXL, this, LinkCall::ConnectAsync, remote, timeout))
 }
 
 /// `Status DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis)`.
 #[export_name = "_ZN4hixl4Hixl15DisconnectAsyncERKN2ge12AscendStringEi"]
 pub unsafe extern "C-unwind" fn hixl_disconnect_async(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-    frontend::hixl::link(&HIXL, this, LinkCall::DisconnectAsync, remote, timeout)
+    crate::ffi::framed(frontend::hixl::link(&HIXL, this, LinkCall::DisconnectAsync, remote, timeout))
 }
 
 /// `HixlStatus HixlCSServerCreate(const HixlServerDesc *, const HixlServerConfig *, HixlServerHandle *)`.
@@ -55,7 +57,7 @@ pub unsafe extern "C-unwind" fn HixlCSServerCreate(
     config: *const CsConfig,
     handle: *mut *mut c_void,
 ) -> u32 {
-    frontend::hixl::cs_create(CsSide::Server, desc, config, handle)
+    crate::ffi::framed(frontend::hixl::cs_create(CsSide::Server, desc, config, handle))
 }
 
 /// `HixlStatus HixlCSServerRegMem(HixlServerHandle, const char *mem_tag, const CommMem *, MemHandle *)`.
@@ -66,19 +68,19 @@ pub unsafe extern "C-unwind" fn HixlCSServerRegMem(
     mem: *const CommMem,
     mem_handle: *mut *mut c_void,
 ) -> u32 {
-    frontend::hixl::cs_reg_mem(CsSide::Server, server, mem_tag, mem, mem_handle)
+    crate::ffi::framed(frontend::hixl::cs_reg_mem(CsSide::Server, server, mem_tag, mem, mem_handle))
 }
 
 /// `HixlStatus HixlCSServerUnregMem(HixlServerHandle, MemHandle)`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn HixlCSServerUnregMem(server: *mut c_void, mem_handle: *mut c_void) -> u32 {
-    frontend::hixl::cs_unreg_mem(CsSide::Server, server, mem_handle)
+    crate::ffi::framed(frontend::hixl::cs_unreg_mem(CsSide::Server, server, mem_handle))
 }
 
 /// `HixlStatus HixlCSServerDestroy(HixlServerHandle)`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn HixlCSServerDestroy(server: *mut c_void) -> u32 {
-    frontend::hixl::cs_destroy(CsSide::Server, server)
+    crate::ffi::framed(frontend::hixl::cs_destroy(CsSide::Server, server))
 }
 
 /// `HixlStatus HixlCSClientCreate(const HixlClientDesc *, const HixlClientConfig *, HixlClientHandle *)`.
@@ -88,13 +90,13 @@ pub unsafe extern "C-unwind" fn HixlCSClientCreate(
     config: *const CsConfig,
     handle: *mut *mut c_void,
 ) -> u32 {
-    frontend::hixl::cs_create(CsSide::Client, desc, config, handle)
+    crate::ffi::framed(frontend::hixl::cs_create(CsSide::Client, desc, config, handle))
 }
 
 /// `HixlStatus HixlCSClientConnect(HixlClientHandle, uint32_t timeout_ms)`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn HixlCSClientConnect(client: *mut c_void, timeout_ms: u32) -> u32 {
-    frontend::hixl::cs_client_connect(client, timeout_ms)
+    crate::ffi::framed(frontend::hixl::cs_client_connect(client, timeout_ms))
 }
 
 /// `HixlStatus HixlCSClientRegMem(HixlClientHandle, const char *mem_tag, const CommMem *, MemHandle *)`.
@@ -105,17 +107,17 @@ pub unsafe extern "C-unwind" fn HixlCSClientRegMem(
     mem: *const CommMem,
     mem_handle: *mut *mut c_void,
 ) -> u32 {
-    frontend::hixl::cs_reg_mem(CsSide::Client, client, mem_tag, mem, mem_handle)
+    crate::ffi::framed(frontend::hixl::cs_reg_mem(CsSide::Client, client, mem_tag, mem, mem_handle))
 }
 
 /// `HixlStatus HixlCSClientUnregMem(HixlClientHandle, MemHandle)`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn HixlCSClientUnregMem(client: *mut c_void, mem_handle: *mut c_void) -> u32 {
-    frontend::hixl::cs_unreg_mem(CsSide::Client, client, mem_handle)
+    crate::ffi::framed(frontend::hixl::cs_unreg_mem(CsSide::Client, client, mem_handle))
 }
 
 /// `HixlStatus HixlCSClientDestroy(HixlClientHandle)`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn HixlCSClientDestroy(client: *mut c_void) -> u32 {
-    frontend::hixl::cs_destroy(CsSide::Client, client)
+    crate::ffi::framed(frontend::hixl::cs_destroy(CsSide::Client, client))
 }

@@ -9,13 +9,15 @@ macro_rules! engine_members {
         /// The constructor (complete object).
         #[export_name = concat!($p, "C1Ev")]
         pub unsafe extern "C-unwind" fn ctor_c1(this: *mut c_void) {
-            frontend::hixl::construct(&$front, this, Structor::Complete)
+            frontend::hixl::construct(&$front, this, Structor::Complete);
+            crate::ffi::framed(())
         }
 
         /// The destructor (complete object).
         #[export_name = concat!($p, "D1Ev")]
         pub unsafe extern "C-unwind" fn dtor_d1(this: *mut c_void) {
-            frontend::hixl::destruct(&$front, this, Structor::Complete)
+            frontend::hixl::destruct(&$front, this, Structor::Complete);
+            crate::ffi::framed(())
         }
 
         /// `Status Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options)`.
@@ -25,13 +27,14 @@ macro_rules! engine_members {
             local_engine: *const c_void,
             options: *const c_void,
         ) -> u32 {
-            frontend::hixl::initialize(&$front, this, local_engine, options)
+            crate::ffi::framed(frontend::hixl::initialize(&$front, this, local_engine, options))
         }
 
         /// `void Finalize()`.
         #[export_name = concat!($p, "8FinalizeEv")]
         pub unsafe extern "C-unwind" fn finalize(this: *mut c_void) {
-            frontend::hixl::finalize(&$front, this)
+            frontend::hixl::finalize(&$front, this);
+            crate::ffi::framed(())
         }
 
         /// `Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle)`.
@@ -42,25 +45,25 @@ macro_rules! engine_members {
             ty: u32,
             mem_handle: *mut *mut c_void,
         ) -> u32 {
-            frontend::hixl::register_mem(&$front, this, mem, ty, mem_handle)
+            crate::ffi::framed(frontend::hixl::register_mem(&$front, this, mem, ty, mem_handle))
         }
 
         /// `Status DeregisterMem(MemHandle mem_handle)`.
         #[export_name = concat!($p, "13DeregisterMemEPv")]
         pub unsafe extern "C-unwind" fn deregister_mem(this: *mut c_void, mem_handle: *mut c_void) -> u32 {
-            frontend::hixl::deregister_mem(&$front, this, mem_handle)
+            crate::ffi::framed(frontend::hixl::deregister_mem(&$front, this, mem_handle))
         }
 
         /// `Status Connect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
         #[export_name = concat!($p, "7ConnectERKN2ge12AscendStringEi")]
         pub unsafe extern "C-unwind" fn connect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-            frontend::hixl::link(&$front, this, LinkCall::Connect, remote, timeout)
+            crate::ffi::framed(frontend::hixl::link(&$front, this, LinkCall::Connect, remote, timeout))
         }
 
         /// `Status Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis)`.
         #[export_name = concat!($p, "10DisconnectERKN2ge12AscendStringEi")]
         pub unsafe extern "C-unwind" fn disconnect(this: *mut c_void, remote: *const c_void, timeout: i32) -> u32 {
-            frontend::hixl::link(&$front, this, LinkCall::Disconnect, remote, timeout)
+            crate::ffi::framed(frontend::hixl::link(&$front, this, LinkCall::Disconnect, remote, timeout))
         }
 
         /// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
@@ -76,7 +79,7 @@ macro_rules! engine_members {
             op_descs: *const c_void,
             timeout: i32,
         ) -> u32 {
-            frontend::hixl::transfer_sync(&$front, this, remote, operation, op_descs, timeout)
+            crate::ffi::framed(frontend::hixl::transfer_sync(&$front, this, remote, operation, op_descs, timeout))
         }
 
         /// `Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
@@ -94,7 +97,7 @@ macro_rules! engine_members {
             optional_args: *const c_void,
             req: *mut *mut c_void,
         ) -> u32 {
-            frontend::hixl::transfer_async(&$front, this, remote, operation, op_descs, optional_args, req)
+            crate::ffi::framed(frontend::hixl::transfer_async(&$front, this, remote, operation, op_descs, optional_args, req))
         }
     };
 }

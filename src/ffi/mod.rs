@@ -33,6 +33,25 @@ pub mod llm_datadist;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+/// The front end's answer, returned by an exported `"C-unwind"` function (the C++ members,
+/// the `HixlCS*` and LLM-DataDist functions) through an empty `asm!` statement after its call
+/// into the front end: that call stays a call, never a jump. A `"C-unwind"` export may unwind,
+/// so the compiler makes its one call a tail call (`jmp`), and the export leaves no frame of
+/// its own on the stack; where regcheck is linked into the executable the call-site code
+/// (`callsite::unwind_to_caller`), which tells regcheck's frames from the application's there
+/// only by position (the one frame above the front end's is the export), then took the
+/// application's frame for the export's and named the caller's caller (`Run` for the component
+/// function that called `RegisterMem`). The `extern "C"` exports (ACL) keep their frame by
+/// themselves: a call that may unwind from a function that may not needs an abort pad after it.
+/// A member without an answer (a constructor, `Finalize`) calls `framed(())` after its call.
+#[inline(always)]
+pub(crate) fn framed<T>(answer: T) -> T {
+    // SAFETY: an empty statement: it reads, writes and jumps nowhere; assumed to touch memory,
+    // it stays after the call.
+    unsafe { std::arch::asm!("", options(nostack, preserves_flags)) };
+    answer
+}
+
 /// The one thing regcheck does at load time: register its `fork()` handlers (a few
 /// `pthread_atfork` calls; no I/O, no environment (neither `getenv` nor `environ`), no thread;
 /// `tests/host.rs::nothing_runs_at_load_time` holds it). Registered later, on first use,

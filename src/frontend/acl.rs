@@ -65,8 +65,8 @@ fn reg_args_text(a: &RegArgs) -> String {
 pub fn register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32) {
     let (mut findings, device) = unordered_register_findings(rt, a);
     findings.sort_by_key(|f| rules::vendor_layer(f.rule));
-    let profile = rt.profile();
-    rules::for_path(a, profile.reg_path(), !profile.release.after_9_1(), &mut findings);
+    let path = rt.reg_path(device);
+    rules::for_path(a, path, !rt.profile().release.after_9_1(), &mut findings);
     (findings, device)
 }
 
@@ -146,7 +146,7 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
-    let path = rt.profile().reg_path();
+    let path = rt.reg_path(device);
     // On the tables V2 checks every device's registrations (the tables are process-wide).
     let tables_v2 = path == crate::platform::release::RegPath::Tables && matches!(a.call, RegCall::V2 { .. });
     let (existing, elsewhere, first) = state::read(|s| {

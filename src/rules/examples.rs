@@ -275,6 +275,11 @@ pub static EXAMPLES: &[Example] = &[
         "dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);\naclrtFree(k);",
         "dd.UnregisterKvCache(id);\naclrtFree(k);",
     ),
+    ex(
+        HixlRegNoEndpoint,
+        "/* endpoint_list: UBC_TP on the device only */ CommMem m{COMM_MEM_TYPE_HOST, buf, n}; HixlCSServerRegMem(srv, \"kv\", &m, &h);",
+        "/* endpoint_list: UBC_TP on the device only */ CommMem m{COMM_MEM_TYPE_DEVICE, dev, n}; HixlCSServerRegMem(srv, \"kv\", &m, &h);",
+    ),
     ex(DatadistNotInitialized, "llm_datadist::LlmDataDist dd(0, kPrompt); dd.RegisterKvCache(desc, addrs, {}, id);", "dd.Initialize({{\"llm.DeviceId\", \"0\"}}); dd.RegisterKvCache(desc, addrs, {}, id);"),
     ex(DatadistAddrsEmpty, "dd.RegisterKvCache(desc, {}, {}, id);", "dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);"),
     ex(DatadistAddrsCount, "desc.num_tensors = 2; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);", "desc.num_tensors = 1; dd.RegisterKvCache(desc, {(uint64_t)k}, {}, id);"),

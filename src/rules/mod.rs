@@ -231,6 +231,7 @@ rule_ids! {
     HixlRegNotUserSpace = 130,
     HixlConnectSelf = 131,
     HixlFreeRegistered = 132,
+    HixlRegNoEndpoint = 133,
     AdxlTimeout = 201,
     AdxlStatusNullReq = 202,
     AdxlXferContext = 203,

@@ -80,7 +80,7 @@ impl DdInstance {
     pub fn add_region(&mut self, next: &mut usize, addr: usize, len: u64, kind: MemKind) -> usize {
         *next += 1;
         let h = *next;
-        self.regs.insert(HixlReg { handle: h, addr, len, kind, tag: String::new() });
+        self.regs.insert(HixlReg { handle: h, addr, len, kind, tag: String::new(), site: 0 });
         self.keys.insert((addr, len), h);
         h
     }

@@ -23,6 +23,9 @@ pub struct HixlReg {
     pub kind: MemKind,
     /// `mem_tag` of the `HixlCS*` calls (empty for `Hixl::RegisterMem`).
     pub tag: String,
+    /// Where it was made: the return address into the caller of the registration call (0 when
+    /// unknown), one word symbolised only when a finding quotes it (`callsite::site_of_address`).
+    pub site: usize,
 }
 
 impl HixlReg {
@@ -351,6 +354,8 @@ pub struct CsEndpoint {
     pub options: OptionsFacts,
     /// Created through a call regcheck saw (otherwise its state starts when first used).
     pub seen_created: bool,
+    /// A server's endpoints, when its descriptor's `endpoint_list` could be read.
+    pub endpoints: Option<Vec<super::hixl_facts::CsEndpointFact>>,
 }
 
 /// All HIXL objects regcheck has seen.
@@ -407,7 +412,7 @@ mod tests {
     use super::*;
 
     fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
-        HixlReg { handle, addr, len, kind, tag: String::new() }
+        HixlReg { handle, addr, len, kind, tag: String::new(), site: 0 }
     }
 
     /// A link's snapshot answers every range exactly as the registrations it was taken from:

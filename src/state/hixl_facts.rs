@@ -59,6 +59,9 @@ pub struct OptionsFacts {
     pub keys: Vec<String>,
     /// Values HIXL's option parser refuses (its Initialize fails with PARAM_INVALID).
     pub invalid: Vec<String>,
+    /// Values only releases after 9.1 refuse (CANN 9.1.0 converts them): a JSON number with a
+    /// fraction or an exponent, or a boolean, where an integer is read.
+    pub invalid_after_9_1: Vec<String>,
     /// Options regcheck could not make sense of (logged once at info level).
     pub problems: Vec<String>,
 }
@@ -72,4 +75,12 @@ pub enum Engine {
     HixlCs,
     /// `FabricMemEngine` (HCCS fabric memory, Atlas A3).
     FabricMem,
+}
+
+/// One endpoint of a `HixlCS` server, as its `HixlServerDesc.endpoint_list` gives it (hcomm's
+/// `EndpointDesc`): the raw `protocol` (`CommProtocol`) and `loc.locType` (`EndpointLocType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsEndpointFact {
+    pub protocol: i32,
+    pub loc_type: i32,
 }

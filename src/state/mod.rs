@@ -251,6 +251,8 @@ pub struct Runtime {
     soc: OnceLock<String>,
     hdk: OnceLock<HdkFacts>,
     profile: OnceLock<crate::platform::release::Profile>,
+    /// The driver's pinned-register feature, once asked (see [`Runtime::reg_path`]).
+    pin: OnceLock<queries::PinFeature>,
     noted: Mutex<HashSet<String>>,
 }
 
@@ -362,6 +364,7 @@ impl Runtime {
             soc: config.soc_name.clone().map(OnceLock::from).unwrap_or_default(),
             hdk: OnceLock::new(),
             profile: OnceLock::new(),
+            pin: OnceLock::new(),
             noted: Mutex::new(HashSet::new()),
             config,
         };
@@ -456,6 +459,42 @@ impl Runtime {
             log::info!(target: "regcheck", "release profile: {}", p.describe());
             p
         })
+    }
+
+    /// The host-registration path (`aclrtHostRegisterV2`'s): the release profile's, and on a
+    /// release after 9.1 the driver's pinned-register feature, asked on the first need with
+    /// the device of that call (`device`, -1 unknown: then not asked, the path stays unknown
+    /// for this call), and kept: later calls on other devices reuse the first answer (the
+    /// vendor asks per device at device open; devices of one machine share one driver). No
+    /// regcheck lock is held while the loader and the driver are asked.
+    pub fn reg_path(&self, device: i32) -> crate::platform::release::RegPath {
+        let p = self.profile();
+        let feature = if p.is_known() && p.release.after_9_1() { self.pin_feature(device) } else { None };
+        crate::platform::release::reg_path(p.is_known().then_some(p.release), feature.map(queries::PinFeature::on))
+    }
+
+    /// The driver's pinned-register feature: the kept answer, else asked for `device` (not
+    /// when it is unknown, nor when the vendor's ACL library cannot be found: `None`, asked
+    /// again at the next need).
+    fn pin_feature(&self, device: i32) -> Option<queries::PinFeature> {
+        if let Some(f) = self.pin.get() {
+            return Some(*f);
+        }
+        let f = queries::pin_register_feature(u32::try_from(device).ok()?)?;
+        // Stored under INIT, as by `once`, so that a fork never finds the cell half set.
+        let first = {
+            let _init = INIT.lock().unwrap_or_else(PoisonError::into_inner);
+            self.pin.set(f).is_ok()
+        };
+        if first {
+            log::info!(target: "regcheck", "the driver's pinned-register feature: {}", f.describe());
+        }
+        self.pin.get().copied()
+    }
+
+    /// The driver's pinned-register feature if it was asked already (never asks).
+    pub fn pin_feature_asked(&self) -> Option<queries::PinFeature> {
+        self.pin.get().copied()
     }
 
     /// Log `msg` at info level the first time `key` is seen (skipped rules, unknown SoC...).

@@ -96,3 +96,59 @@ fn package_version<const N: usize>(mut name: [u8; N]) -> Result<String, DriverVe
         Ok(text)
     }
 }
+
+/// `halSupportFeature(devId, type)` (the driver's `ascend_hal_base.h`; `drvFeature_t` is an int).
+type SupportFeatureFn = unsafe extern "C" fn(u32, i32) -> bool;
+
+/// The driver's feature number of `FEATURE_SVM_MEM_REGISTER_HOST_PINNED`
+/// (`ascend_hal_define.h`, hicann/runtime master): `halHostRegister` pins, and
+/// `aclrtHostRegisterV2` takes the driver's pin/unpin path.
+pub const FEATURE_SVM_MEM_REGISTER_HOST_PINNED: i32 = 13;
+
+/// What the driver said about its pinned-register feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinFeature {
+    /// `halSupportFeature(device, FEATURE_SVM_MEM_REGISTER_HOST_PINNED)` answered.
+    Asked { device: u32, on: bool },
+    /// The driver has no `halSupportFeature`: the runtime then takes the feature as off
+    /// (`NpuDriver::CheckIsSupportFeature`, its weak reference is null).
+    NoQuery,
+}
+
+impl PinFeature {
+    pub fn on(self) -> bool {
+        matches!(self, PinFeature::Asked { on: true, .. })
+    }
+
+    /// Where the answer came from, for messages and `regcheck doctor`.
+    pub fn describe(self) -> String {
+        match self {
+            PinFeature::Asked { device, on } => {
+                format!("halSupportFeature({device}, FEATURE_SVM_MEM_REGISTER_HOST_PINNED) answered {on}")
+            }
+            PinFeature::NoQuery => {
+                "the driver has no halSupportFeature (the runtime takes the feature as off)".to_string()
+            }
+        }
+    }
+}
+
+/// The driver's pinned-register feature for `device`, asked as the vendor's runtime asks it
+/// (`RawDevice::InitRawDriver`: `halSupportFeature(devId, FEATURE_SVM_MEM_REGISTER_HOST_PINNED)`
+/// through the weak reference of the runtime, which links the driver's library). The function
+/// is looked for by identity in the vendor's ACL library regcheck resolved and its dependencies
+/// (never by file name): a driver without it answers "off", as it does for the runtime. `None`
+/// when the vendor's ACL library cannot be found (nothing is known). Calls the loader and the
+/// driver: never under a regcheck lock.
+pub fn pin_register_feature(device: u32) -> Option<PinFeature> {
+    let root = GET_DEVICE.get()?;
+    let Some(addr) = crate::vendor::function_beside(root, b"halSupportFeature") else {
+        return Some(PinFeature::NoQuery);
+    };
+    // SAFETY: the driver's function of this prototype (ascend_hal_base.h): two integers in, a
+    // C `bool` out.
+    let f = unsafe { std::mem::transmute::<usize, SupportFeatureFn>(addr) };
+    // SAFETY: integer arguments only.
+    let on = unsafe { f(device, FEATURE_SVM_MEM_REGISTER_HOST_PINNED) };
+    Some(PinFeature::Asked { device, on })
+}

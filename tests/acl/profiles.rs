@@ -11,38 +11,47 @@ fn want(list: &[(&str, i32)]) -> Vec<(String, i32)> {
 
 /// V1 `aclrtHostRegister` over a PINNED-only registration: on 9.1.0 (the runtime's tables) the
 /// vendor accepts it and its unregistration; regcheck, knowing the release from the vendor,
-/// agrees. After 9.1.0 with the driver's pin feature the driver refuses it (507910); regcheck,
-/// which cannot ask the driver, warns and forwards.
+/// agrees. After 9.1.0 the runtime asks the driver for its pinned-register feature
+/// (`halSupportFeature`), and so does regcheck: with the feature the driver refuses the V1 call
+/// (507910) and regcheck refuses it first, with the same code, as an error; without it (the
+/// tables) both accept it.
 #[test]
 fn v1_over_a_pinned_only_registration_follows_the_release() {
     let tables = want(&[("register_pinned", 0), ("register_v1", 0), ("unregister", 0), ("unregister_again", 507911)]);
     let driver =
         want(&[("register_pinned", 0), ("register_v1", 507910), ("unregister", 0), ("unregister_again", 507911)]);
     // 9.1.0 never asks the driver for its feature: the tables even where the driver has it.
-    for (env, want, rule) in [
-        (&[("ACLSIM_PIN_REGISTER", "1")][..], &tables, None),
-        (&[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")][..], &driver, Some("warns")),
-        (&[("ACLSIM_PIN_REGISTER", "0"), ("ACLSIM_CANN_VERSION", "9.2.0")][..], &tables, Some("warns")),
+    for (env, want, refused) in [
+        (&[("ACLSIM_PIN_REGISTER", "1")][..], &tables, false),
+        (&[("ACLSIM_PIN_REGISTER", "1"), ("ACLSIM_CANN_VERSION", "9.2.0")][..], &driver, true),
+        (&[("ACLSIM_PIN_REGISTER", "0"), ("ACLSIM_CANN_VERSION", "9.2.0")][..], &tables, false),
     ] {
         assert_eq!(&codes(&bare("v1_over_pinned", env)), want, "the vendor's behaviour, {env:?}");
         for mode in [Mode::Preload, Mode::Shared] {
-            let mut r = scenarios().run(mode).arg("v1_over_pinned").audit();
+            let mut r = scenarios().run(mode).arg("v1_over_pinned").env("REGCHECK_LOG", "info").audit();
             for (k, v) in env {
                 r = r.env(k, v);
             }
             let o = r.run();
             let ctx = || format!("{env:?}, {mode:?}\n{}", o.dump());
             assert_eq!(&codes(&o), want, "{}", ctx());
-            assert_eq!(o.sim_calls("aclrtHostRegister"), 1, "forwarded: {}", ctx());
-            assert!(!o.stderr.contains("regcheck: error: [ACL-HOSTREG-OVERLAP]"), "{}", ctx());
-            match rule {
-                None => assert!(!o.stderr.contains("[ACL-HOSTREG-OVERLAP]"), "{}", ctx()),
-                Some(_) => assert!(
-                    o.stderr.contains("regcheck: warning: [ACL-HOSTREG-OVERLAP]")
-                        && o.stderr.contains("REGCHECK_CANN_VERSION"),
-                    "unknown path: a warning that says so: {}",
+            assert!(!o.stderr.contains("regcheck: warning: [ACL-HOSTREG-OVERLAP]"), "the path is known: {}", ctx());
+            if refused {
+                assert_eq!(o.sim_calls("aclrtHostRegister"), 0, "refused by regcheck: {}", ctx());
+                assert!(
+                    o.stderr.contains("regcheck: error: [ACL-HOSTREG-OVERLAP]")
+                        && o.stderr.contains("the driver pins PINNED-only registrations"),
+                    "{}",
                     ctx()
-                ),
+                );
+                assert!(
+                    o.stderr.contains("halSupportFeature(0, FEATURE_SVM_MEM_REGISTER_HOST_PINNED) answered true"),
+                    "{}",
+                    ctx()
+                );
+            } else {
+                assert_eq!(o.sim_calls("aclrtHostRegister"), 1, "forwarded: {}", ctx());
+                assert!(!o.stderr.contains("[ACL-HOSTREG-OVERLAP]"), "{}", ctx());
             }
         }
     }

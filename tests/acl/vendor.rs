@@ -55,7 +55,8 @@ fn fake_install_root(name: &str) -> std::path::PathBuf {
     let lib64 = root.join("lib64");
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&lib64).unwrap();
-    for lib in ["libacl_rt.so", "libascendcl.so", "libcann_hixl.so"] {
+    // libascend_hal.so: the driver's library, which the runtime links (found beside it)
+    for lib in ["libascend_hal.so", "libacl_rt.so", "libascendcl.so", "libcann_hixl.so"] {
         std::fs::copy(testkit::sim_lib_dir().join(lib), lib64.join(lib)).unwrap();
     }
     root

@@ -28,6 +28,23 @@ using hixl::MemDesc;
 using hixl::MemHandle;
 using hixl::TransferOpDesc;
 
+// vllm-ascend PR #15624: two components of one program, each registering the KV buffer it was
+// handed, the second with another length (scenario `same_base`). Outside the anonymous
+// namespace and never inlined: the finding names each by its own name and line.
+__attribute__((noinline)) uint32_t kv_component_a_register(Hixl &h, uintptr_t addr, uint64_t len, MemHandle *out) {
+  MemDesc mem{};
+  mem.addr = addr;
+  mem.len = static_cast<size_t>(len);
+  return h.RegisterMem(mem, hixl::MEM_HOST, *out);  // SITE:component_a
+}
+
+__attribute__((noinline)) uint32_t kv_component_b_register(Hixl &h, uintptr_t addr, uint64_t len, MemHandle *out) {
+  MemDesc mem{};
+  mem.addr = addr;
+  mem.len = static_cast<size_t>(len);
+  return h.RegisterMem(mem, hixl::MEM_HOST, *out);  // SITE:component_b
+}
+
 namespace {
 
 // Engines listen on their ip:port (TCP), so each run takes ports that are free (tests run in
@@ -223,6 +240,14 @@ int Run(const std::string &s) {
     value("same_handle", h1 == h3);
     rc("adjacent", Reg(a, p + 2 * kPage, 2 * kPage, hixl::MEM_HOST));
     a.Finalize();
+  } else if (s == "same_base") {
+    Init(a, kA);
+    uintptr_t p = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, hb = nullptr;
+    rc("component_a", kv_component_a_register(a, p, 2 * kPage, &ha));
+    rc("component_b", kv_component_b_register(a, p, 4 * kPage, &hb));
+    rc("dereg", a.DeregisterMem(ha));
+    a.Finalize();
   } else if (s == "count") {
     Init(a, kA);
     const int n = 4001;
@@ -356,7 +381,7 @@ int Run(const std::string &s) {
     rc("connected", a.DeregisterMem(h));
     rc("peer_connected", b.DeregisterMem(hb));
     rc("disconnect", a.Disconnect(kB, 1000));
-    rc("first", a.DeregisterMem(h));
+    rc("first", a.DeregisterMem(h));  // SITE:dereg_first
     rc("twice", a.DeregisterMem(h));
     rc("other_instance", a.DeregisterMem(hb));
     a.Finalize();
@@ -606,6 +631,42 @@ int Run(const std::string &s) {
     rc("server_unreg_null_addr", HixlCSServerUnregMem(server, h1));
     rc("server_unreg_end_at_top", HixlCSServerUnregMem(server, h2));
     rc("server_destroy", HixlCSServerDestroy(server));
+  } else if (s == "cs_server_ub_endpoints") {
+    // HixlCSServer::RegisterMem with UB endpoints (hicann/hixl hixl_cs_server.cc): a UBC_TP
+    // endpoint on the device takes device memory only; a host one host memory; a type neither
+    // host nor device is refused when the server has a UB endpoint.
+    EndpointDesc dev_only{};
+    dev_only.protocol = COMM_PROTOCOL_UBC_TP;
+    dev_only.loc.locType = ENDPOINT_LOC_TYPE_DEVICE;
+    HixlServerDesc sd{};
+    sd.server_ip = "127.0.0.1";
+    sd.server_port = static_cast<uint32_t>(aclsimClaimPort());
+    sd.endpoint_list = &dev_only;
+    sd.endpoint_list_num = 1;
+    HixlServerConfig scfg;
+    HixlServerHandle server = nullptr;
+    rc("server_create", HixlCSServerCreate(&sd, &scfg, &server));
+    CommMem host{COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(Heap(kPage)), kPage};
+    CommMem dev{COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(MallocDev(kPage, ACL_MEM_MALLOC_HUGE_ONLY)), kPage};
+    CommMem odd{static_cast<CommMemType>(5), reinterpret_cast<void *>(Heap(kPage)), kPage};
+    MemHandle h1 = nullptr, h2 = nullptr, h3 = nullptr;
+    rc("server_reg_host_on_device_ub", HixlCSServerRegMem(server, "host", &host, &h1));
+    rc("server_reg_device_on_device_ub", HixlCSServerRegMem(server, "dev", &dev, &h2));
+    rc("server_reg_type_5", HixlCSServerRegMem(server, "odd", &odd, &h3));
+    rc("server_unreg_device", HixlCSServerUnregMem(server, h2));
+    rc("server_destroy", HixlCSServerDestroy(server));
+    // a host UBC_TP endpoint next to the device one: host memory has an endpoint
+    EndpointDesc both[2] = {dev_only, dev_only};
+    both[1].loc.locType = ENDPOINT_LOC_TYPE_HOST;
+    sd.server_port = static_cast<uint32_t>(aclsimClaimPort());
+    sd.endpoint_list = both;
+    sd.endpoint_list_num = 2;
+    HixlServerHandle server2 = nullptr;
+    rc("server2_create", HixlCSServerCreate(&sd, &scfg, &server2));
+    MemHandle h4 = nullptr;
+    rc("server2_reg_host", HixlCSServerRegMem(server2, "host", &host, &h4));
+    rc("server2_unreg_host", HixlCSServerUnregMem(server2, h4));
+    rc("server2_destroy", HixlCSServerDestroy(server2));
   } else if (s == "cs_roce_950") {
     HixlClientDesc cd{};
     EndpointDesc ep{};

@@ -48,6 +48,13 @@ fn codes(o: &Outcome) -> Vec<(String, u32)> {
     o.rc_lines().into_iter().map(|(l, c)| (l, c as u32)).collect()
 }
 
+/// The line of the scenario program that holds `// SITE:<tag>`.
+fn line_of(tag: &str) -> usize {
+    let src = std::fs::read_to_string(testkit::workspace_root().join(SRC)).expect("the scenario program");
+    let marker = format!("// SITE:{tag}");
+    1 + src.lines().position(|l| l.trim_end().ends_with(&marker)).unwrap_or_else(|| panic!("no {marker} in {SRC}"))
+}
+
 fn value(o: &Outcome, key: &str) -> Option<i64> {
     o.stdout.lines().find_map(|l| l.strip_prefix("value ")?.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
 }

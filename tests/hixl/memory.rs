@@ -287,6 +287,47 @@ fn hixl_cs_memory_rules() {
     .check_audited();
 }
 
+/// `HixlCSServerRegMem` on a server with UB endpoints: host memory with only a device-side UB
+/// endpoint, and a type neither host nor device, are refused by the vendor before any endpoint
+/// sees them (hicann/hixl `HixlCSServer::RegisterMem`, in CANN 9.1.0 too); regcheck rejects them
+/// with its code, naming the argument, and forwards what an endpoint takes.
+#[test]
+fn hixl_cs_server_refuses_memory_no_endpoint_takes() {
+    let outs = Case {
+        scenario: "cs_server_ub_endpoints",
+        env: &[],
+        codes: &[
+            ("server_create", 0),
+            ("server_reg_host_on_device_ub", 103900),
+            ("server_reg_device_on_device_ub", 0),
+            ("server_reg_type_5", 103900),
+            ("server_unreg_device", 0),
+            ("server_destroy", 0),
+            ("server2_create", 0),
+            ("server2_reg_host", 0),
+            ("server2_unreg_host", 0),
+            ("server2_destroy", 0),
+        ],
+        rules: &["HIXL-REG-NO-ENDPOINT"],
+        absent: &[],
+        forwarded: &[("HixlCSServerRegMem", 2)],
+    }
+    .check_audited();
+    for o in &outs {
+        let errors: Vec<&str> =
+            o.stderr.lines().filter(|l| l.starts_with("regcheck: error: [HIXL-REG-NO-ENDPOINT]")).collect();
+        assert_eq!(errors.len(), 2, "{}", o.dump());
+        assert!(errors.iter().all(|l| l.contains("`mem->type`")), "{errors:?}");
+        for said in ["its endpoints are UBC_TP on the device", "no endpoint matches mem type", "invalid mem type"] {
+            assert!(o.stderr.contains(said), "{said:?} missing: {}", o.dump());
+        }
+    }
+    // the bare simulator answers the same
+    let o = crate::bare("cs_server_ub_endpoints", &[]);
+    let got: Vec<u32> = crate::codes(&o).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(got, vec![0, 103900, 0, 103900, 0, 0, 0, 0, 0, 0], "{}", o.dump());
+}
+
 /// `HixlCSServerRegMem` of address 0, or of a range ending exactly at 2^64: the public
 /// `HixlCSServer::RegisterMem` checks neither (the memory goes to hcomm), so regcheck warns
 /// and forwards (issue 33 item 4).

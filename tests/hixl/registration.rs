@@ -1,8 +1,8 @@
 //! `RegisterMem` and `DeregisterMem`: the good path, the instance's state, the arguments,
 //! overlaps, the registration caps, the thread and the moment (after Connect) of a registration.
 
-use crate::{assert_warned, bare, codes, run_in, value, Case, DEREG, REG, XFER};
-use testkit::Mode;
+use crate::{assert_warned, bare, codes, line_of, run_in, value, Case, DEREG, REG, XFER};
+use testkit::{Mode, MODES};
 
 #[test]
 fn good_transfers_are_forwarded_unchanged_and_silent() {
@@ -94,6 +94,45 @@ fn overlap_is_rejected_and_identical_returns_the_same_handle() {
     for o in outs {
         assert_eq!(value(&o, "same_handle"), Some(1));
         assert!(o.stderr.contains("DeregisterMem(0x"), "the fix names the handle: {}", o.dump());
+    }
+}
+
+/// vllm-ascend PR #15624, on HIXL: two components register one base with different lengths.
+/// The second is refused as the vendor refuses it (103900), and the message says it is the same
+/// base with another length and names both registrations' call sites, each component's own
+/// function and line (`kv_component_a_register`, `kv_component_b_register`), in every mode.
+/// Seen failing before the registrations kept their sites (the message named neither).
+#[test]
+fn the_same_base_registered_with_another_length_names_both_call_sites_vllm_ascend_15624() {
+    let want = [("component_a", 0), ("component_b", 103900), ("dereg", 0)];
+    let b = bare("same_base", &[]);
+    let bare_codes: Vec<(String, u32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    assert_eq!(codes(&b), bare_codes, "bare: {}", b.dump());
+    let outs = Case {
+        scenario: "same_base",
+        env: &[],
+        codes: &want,
+        rules: &["HIXL-REG-OVERLAP"],
+        absent: &["HIXL-FINALIZE-LEAK"],
+        forwarded: &[(REG, 1), (DEREG, 1)],
+    }
+    .check();
+    let site = |function: &str, tag: &str| {
+        format!("{function}(hixl::Hixl&, unsigned long, unsigned long, void**) (hixl_scenarios.cpp:{})", line_of(tag))
+    };
+    let (a, b) = (site("kv_component_a_register", "component_a"), site("kv_component_b_register", "component_b"));
+    for (o, mode) in outs.iter().zip(MODES) {
+        let ctx = || format!("{mode:?}\n{}", o.dump());
+        let m = o.messages().into_iter().find(|l| l.contains("[HIXL-REG-OVERLAP]"));
+        let m = m.unwrap_or_else(|| panic!("{}", ctx()));
+        assert!(m.contains("the same base again with another length (16 KiB now, 8 KiB before)"), "{}", ctx());
+        // Each component by its own name and line, linked into the executable too (seen
+        // failing there, naming `Run` for both, while the member's export made its call into
+        // the front end a jump).
+        assert!(m.contains(&format!("the live registration was made at {a}, this one at {b}")), "{}", ctx());
+        assert!(m.contains("share its handle"), "{}", ctx());
+        // The finding's own call site is the second component's call.
+        assert_eq!(m.lines().nth(1), Some(format!("    at {b}").as_str()), "{}", ctx());
     }
 }
 
@@ -268,15 +307,12 @@ fn deregistration_rules() {
         assert!(o.stderr.contains("regcheck: error: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
         assert!(!o.stderr.contains("regcheck: warning: [HIXL-DEREG-CONNECTED]"), "{}", o.dump());
         // vllm-ascend #10724: a handle deregistered again names where this instance
-        // deregistered it ("first", line 359 of the scenario program).
+        // deregistered it ("first", in `Run` of the scenario program).
         let line =
             o.messages().into_iter().find(|l| l.contains("[HIXL-DEREG-UNKNOWN]") && l.contains("already deregistered"));
         let line = line.unwrap_or_else(|| panic!("{}", o.dump()));
-        assert!(
-            line.contains("this instance deregistered it at ") && line.contains("(hixl_scenarios.cpp:359)"),
-            "{}",
-            o.dump()
-        );
+        let at = format!("(hixl_scenarios.cpp:{})", line_of("dereg_first"));
+        assert!(line.contains("this instance deregistered it at ") && line.contains(&at), "{}", o.dump());
     }
 }
 

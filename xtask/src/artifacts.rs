@@ -25,6 +25,9 @@ pub struct Built {
     pub native_static_libs: Vec<String>,
     /// `<target>/sim/lib`: `libacl_rt.so`, `libascendcl.so`, `libcann_hixl.so`, `libllm_datadist.so`, `libascend_hal.so`, ...
     pub sim_lib_dir: PathBuf,
+    /// The simulator's install roots of the other releases (`testkit::SIM_RELEASES` but the
+    /// first): `("9.2.0", <target>/sim-9.2.0/lib)`, installed in `lib/regcheck/sim/<release>`.
+    pub sim_release_dirs: Vec<(String, PathBuf)>,
 }
 
 /// Builds regcheck (release; and `regcheck-audit` when asked and that package exists), captures
@@ -54,6 +57,13 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
     eprintln!("xtask: building the simulator of the vendor libraries");
     let sim_lib_dir = std::panic::catch_unwind(testkit::sim_lib_dir)
         .map_err(|_| "building the simulator failed (see the message above)".to_string())?;
+    let mut sim_release_dirs = Vec::new();
+    for release in &testkit::SIM_RELEASES[1..] {
+        eprintln!("xtask: building the simulator as CANN {release}");
+        let dir = std::panic::catch_unwind(|| testkit::sim_lib_dir_release(release))
+            .map_err(|_| format!("building the {release} simulator failed (see the message above)"))?;
+        sim_release_dirs.push((release.to_string(), dir));
+    }
 
     let release = testkit::release_dir();
     let built = Built {
@@ -64,6 +74,7 @@ pub fn build_release(with_audit: bool, with_native_libs: bool) -> Result<Built> 
         cli: release.join("regcheck"),
         native_static_libs,
         sim_lib_dir,
+        sim_release_dirs,
     };
     for file in [&built.shared, &built.static_lib, &built.runner, &built.cli].into_iter().chain(built.audit.as_ref()) {
         if !file.is_file() {

@@ -15,6 +15,8 @@
 //! lib/pkgconfig/regcheck.pc, regcheck-sim.pc
 //! lib/regcheck/sim/lib{acl_rt,ascendcl,cann_hixl,llm_datadist,ascend_hal}.so   the simulator of the vendor libraries
 //! lib/regcheck/sim/lib{runtime,hccl,ascendalog,c_sec,metadef}.so   its stand-ins for other vendor libraries
+//! lib/regcheck/sim/libllm_datadist_py.so, python/llm_datadist/   the simulator's Python `llm_datadist`
+//! lib/regcheck/sim/9.2.0/lib*.so            the same, as CANN 9.2.0 (the default root is 9.1.0: sim/README.md, "Release profiles")
 //! include/regcheck/sim/...                 the headers to build against the simulator
 //! share/doc/regcheck/README.md, docs/*.md    the guide
 //! share/regcheck/install_manifest.txt      every installed path, relative to the prefix, then
@@ -180,12 +182,27 @@ fn plan(prefix: &Path, built: &Built) -> Result<Vec<(String, Item)>> {
     for lib in testkit::sim_lib_files() {
         plan.push((format!("lib/regcheck/sim/{lib}"), Item::Copy { from: built.sim_lib_dir.join(lib), mode: 0o755 }));
     }
+    for (release, dir) in &built.sim_release_dirs {
+        for lib in testkit::sim_lib_files() {
+            plan.push((format!("lib/regcheck/sim/{release}/{lib}"), Item::Copy { from: dir.join(lib), mode: 0o755 }));
+        }
+    }
     let sim_include = testkit::sim_include_dir();
     for header in files_under(&sim_include)? {
         let rel = header.strip_prefix(&sim_include).expect("under the sim include dir");
         plan.push((
             format!("include/regcheck/sim/{}", rel.to_string_lossy()),
             Item::Copy { from: header.clone(), mode: 0o644 },
+        ));
+    }
+    // the simulator's Python package `llm_datadist` (ctypes over libllm_datadist_py.so, two
+    // directories up): PYTHONPATH=<prefix>/lib/regcheck/sim/python
+    let sim_python = testkit::sim_python_dir();
+    for file in files_under(&sim_python)?.into_iter().filter(|f| f.extension().is_some_and(|e| e == "py")) {
+        let rel = file.strip_prefix(&sim_python).expect("under the sim python dir");
+        plan.push((
+            format!("lib/regcheck/sim/python/{}", rel.to_string_lossy()),
+            Item::Copy { from: file.clone(), mode: 0o644 },
         ));
     }
 

@@ -106,6 +106,14 @@ pub struct Profile {
     pub source: String,
     /// The host-registration path: `tables`, `driver` or `unknown`.
     pub registration_path: &'static str,
+    /// The driver's pinned-register feature (`FEATURE_SVM_MEM_REGISTER_HOST_PINNED`, which a
+    /// runtime after 9.1 asks to choose the path): `null` when not asked.
+    pub pin_register_feature: Option<bool>,
+    /// Where that answer came from: `driver` (halSupportFeature answered), `driver-lacks-query`
+    /// (no halSupportFeature: off, as for the runtime) or `not-asked`.
+    pub pin_register_from: &'static str,
+    /// The same in words: the call made, or why none was.
+    pub pin_register_detail: String,
     /// The whole of it in one line, as the library logs it.
     pub describe: String,
 }
@@ -395,6 +403,21 @@ pub fn examine(load_vendor: bool) -> Report {
     // The release profile: the library's own answer (the setting, the vendor's
     // aclsysGetVersionStr("runtime"), the runtime's version.info, else assumed)
     let p = regcheck::state::release_profile(&config);
+    // The driver's pinned-register feature, asked as the library asks it (device 0 here: the
+    // library asks with the device of the first registration that needs it).
+    let pin = if !p.is_known() {
+        Err("the CANN release is unknown".to_string())
+    } else if !p.release.after_9_1() {
+        Err(format!("CANN {} never asks the driver (the runtime's tables)", p.release))
+    } else if !load_vendor {
+        Err("--no-vendor".to_string())
+    } else if !found.acl_loaded {
+        Err("no vendor ACL library reachable".to_string())
+    } else {
+        regcheck::state::queries::pin_register_feature(0)
+            .ok_or_else(|| "the vendor's ACL library cannot be found".to_string())
+    };
+    let path = release::reg_path(p.is_known().then_some(p.release), pin.as_ref().ok().map(|f| f.on()));
     let profile = Profile {
         release: p.release.to_string(),
         known: p.is_known(),
@@ -404,22 +427,33 @@ pub fn examine(load_vendor: bool) -> Report {
             release::Source::File(f) => f.display().to_string(),
             release::Source::Assumed(why) => format!("assumed: {why}"),
         },
-        registration_path: match p.reg_path() {
+        registration_path: match path {
             release::RegPath::Tables => "tables",
             release::RegPath::Driver => "driver",
             release::RegPath::Unknown => "unknown",
         },
-        describe: p.describe(),
+        pin_register_feature: pin.as_ref().ok().map(|f| f.on()),
+        pin_register_from: match &pin {
+            Ok(regcheck::state::queries::PinFeature::Asked { .. }) => "driver",
+            Ok(regcheck::state::queries::PinFeature::NoQuery) => "driver-lacks-query",
+            Err(_) => "not-asked",
+        },
+        pin_register_detail: match &pin {
+            Ok(f) => f.describe(),
+            Err(why) => format!("not asked: {why}"),
+        },
+        describe: release::Profile { pin_feature: pin.as_ref().ok().map(|f| f.on()), ..p.clone() }.describe(),
     };
     if !p.is_known() {
         notes.push(format!(
             "the CANN release is unknown: regcheck assumes {} (the release users run) and refuses nothing that depends on the release's registration path; set REGCHECK_CANN_VERSION",
             p.release
         ));
-    } else if p.reg_path() == release::RegPath::Unknown {
+    } else if path == release::RegPath::Unknown {
         notes.push(format!(
-            "CANN {} asks the driver for its pinned-register feature, which regcheck cannot ask: what depends on the registration path is only warned",
-            p.release
+            "CANN {} asks the driver for its pinned-register feature, which regcheck could not ask here ({}): what depends on the registration path is only warned",
+            p.release,
+            pin.as_ref().err().map_or("", String::as_str)
         ));
     }
 
@@ -506,7 +540,8 @@ pub fn examine(load_vendor: bool) -> Report {
 }
 
 /// The simulator installed with this command: `<this program's dir>/../lib/regcheck/sim`, as
-/// `cargo xtask install` and the wheel lay it out, when it holds the simulated ACL library.
+/// `cargo xtask install` and the wheel lay it out, when it holds the simulated ACL library (the
+/// default release's; the other releases' roots are directories in it, e.g. `9.2.0/`).
 fn simulator_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?.join("../lib/regcheck/sim").canonicalize().ok()?;
@@ -530,8 +565,13 @@ fn acl_in_use(libs: &[VendorLibrary], simulator: Option<&Path>) -> Option<AclInU
         .or_else(|| acl().find(|l| l.how == "REGCHECK_ACL_LIB"))
         .or_else(|| acl().next())?;
     let path = first.path.clone()?;
+    // the simulator's directory, and the roots of its other releases in it (`9.2.0/`)
+    let files =
+        |dir: &Path| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect::<Vec<_>>();
     let is_sim = simulator.is_some_and(|dir| {
-        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| same_file(&e.path(), Path::new(&path)))
+        files(dir).iter().any(|f| {
+            same_file(f, Path::new(&path)) || (f.is_dir() && files(f).iter().any(|g| same_file(g, Path::new(&path))))
+        })
     });
     Some(AclInUse { path, how: first.how.clone(), simulator: is_sim })
 }
@@ -651,11 +691,17 @@ pub fn text(r: &Report) -> String {
     line(
         "CANN profile",
         format!(
-            "{}{} (from {}); host registration path: {}",
+            "{}{} (from {}); host registration path: {}; pinned-register feature: {} ({})",
             r.profile.release,
             if r.profile.known { "" } else { ", assumed" },
             r.profile.source,
-            r.profile.registration_path
+            r.profile.registration_path,
+            match r.profile.pin_register_feature {
+                Some(true) => "on",
+                Some(false) => "off",
+                None => "unknown",
+            },
+            r.profile.pin_register_detail
         ),
     );
     line(

@@ -34,15 +34,16 @@ mod table;
 pub use elf::soname;
 pub use emulator::{command, cross_target, emulator};
 pub use make::{
-    asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_sanitized, sim_lib_files, Regcheck, SANITIZE_FLAGS,
+    asan_runtime, regcheck, release_dir, sim_lib_dir, sim_lib_dir_release, sim_lib_dir_sanitized, sim_lib_files,
+    Regcheck, SANITIZE_FLAGS, SIM_RELEASES,
 };
 pub use modes::{Mode, Scenarios, MODES};
-pub use paths::{sim_include_dir, target_dir, workspace_root};
+pub use paths::{sim_include_dir, sim_python_dir, target_dir, workspace_root};
 pub use program::{Lang, Link, Program};
 pub use run::{output_within, Outcome, Run, RunError};
 pub use shown::{SHOWN_BYTES, SHOWN_LINES};
 pub use skip::unavailable;
-pub use table::table_cells;
+pub use table::{row_release, table_cells};
 
 /// The library names of the simulator, for [`Program::libs`].
 pub mod libs {

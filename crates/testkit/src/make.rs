@@ -102,6 +102,12 @@ struct SimLib {
 }
 
 const SIM_LIBS: &[SimLib] = &[
+    // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
+    // link -lascend_hal (the vendor's samples do) take them from there, the driver's
+    // halHostRegister/halHostUnregister (forwarding to the simulated driver in libacl_rt.so) and
+    // halSupportFeature. Built first: as the vendor's runtime links the driver's library,
+    // libacl_rt.so links this one (the runtime asks halSupportFeature through it).
+    SimLib { file: "libascend_hal.so", sources: &["securec.cpp", "standins/hal_host_reg.cpp"], link: &[] },
     SimLib {
         file: "libacl_rt.so",
         sources: &[
@@ -115,16 +121,15 @@ const SIM_LIBS: &[SimLib] = &[
             "acl_share.cpp",
             "acl_impl_aliases.cpp",
         ],
-        // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable
-        link: &["-Wl,-Bsymbolic"],
-    },
-    // the driver's HAL library: the stand-in exports securec.h's functions, as programs that
-    // link -lascend_hal (the vendor's samples do) take them from there, and the driver's
-    // halHostRegister/halHostUnregister (forwarding to the simulated driver in libacl_rt.so)
-    SimLib {
-        file: "libascend_hal.so",
-        sources: &["securec.cpp", "standins/hal_host_reg.cpp"],
-        link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"],
+        // like the vendor's: calls inside libacl_rt.so to its own exports are not interposable;
+        // the driver's library needed even though it is referenced weakly only
+        link: &[
+            "-Wl,-Bsymbolic",
+            "-Wl,--push-state,--no-as-needed",
+            "-lascend_hal",
+            "-Wl,--pop-state",
+            "-Wl,-rpath,$ORIGIN",
+        ],
     },
     SimLib { file: "libascendcl.so", sources: &["ascendcl_stubs.cpp"], link: &["-lacl_rt", "-Wl,-rpath,$ORIGIN"] },
     SimLib {
@@ -151,6 +156,14 @@ const SIM_LIBS: &[SimLib] = &[
         file: "libllm_datadist.so",
         sources: &["adxl.cpp", "llm_datadist.cpp"],
         link: &["-lcann_hixl", "-lascendcl", "-ldl", "-Wl,-rpath,$ORIGIN"],
+    },
+    // simulator-only: the C functions the simulator's Python package `llm_datadist`
+    // (sim/python) calls with ctypes, each calling a public llm_datadist::LlmDataDist member
+    // through the PLT (so an interposer sees them)
+    SimLib {
+        file: "libllm_datadist_py.so",
+        sources: &["llm_datadist_py.cpp"],
+        link: &["-lllm_datadist", "-lcann_hixl", "-Wl,-rpath,$ORIGIN"],
     },
     // Stand-ins for the other vendor libraries that programs link beside ACL and HIXL
     // (sim/src/standins; docs/third-party.md): the runtime's rtPointerGetAttributes
@@ -214,6 +227,46 @@ pub fn sim_lib_dir() -> PathBuf {
     match DIR.get_or_init(|| build_sim("sim", &[])) {
         Ok(dir) => dir.clone(),
         Err(msg) => panic!("building the simulator failed:\n{msg}"),
+    }
+}
+
+/// The CANN releases the simulator has an install root for: the default root (what
+/// [`sim_lib_dir`] builds, and `cargo xtask install` puts in `lib/regcheck/sim`) is the first,
+/// 9.1.0, the release users run; the others are built by [`sim_lib_dir_release`] (installed in
+/// `lib/regcheck/sim/<release>`). A root's release is the default of `ACLSIM_CANN_VERSION`, and
+/// decides what its libraries export: the 9.1.0 root's `libllm_datadist.so` has no
+/// `adxl::AdxlEngine::ExportToShareableHandle` (hicann/hixl 6d1c2b6, after 9.1.0), the 9.2.0
+/// root's has (sim/README.md, "Release profiles").
+pub const SIM_RELEASES: &[&str] = &["9.1.0", "9.2.0"];
+
+/// What the simulator of a release other than the default is compiled with.
+fn release_flags(release: &str) -> &'static [&'static str] {
+    match release {
+        "9.2.0" => &["-DACLSIM_ROOT_RELEASE_9_2=1"],
+        _ => panic!("the simulator has no {release} install root (releases: {SIM_RELEASES:?})"),
+    }
+}
+
+/// [`sim_lib_dir`] for a release of [`SIM_RELEASES`]: the default root for 9.1.0, else the
+/// simulator built as that release in `<target>/sim-<release>/lib`.
+///
+/// # Panics
+/// For a release not in [`SIM_RELEASES`], or when the compiler fails.
+pub fn sim_lib_dir_release(release: &str) -> PathBuf {
+    if release == SIM_RELEASES[0] {
+        return sim_lib_dir();
+    }
+    static DIRS: OnceLock<std::sync::Mutex<std::collections::BTreeMap<String, Result<PathBuf, String>>>> =
+        OnceLock::new();
+    let dirs = DIRS.get_or_init(Default::default);
+    let mut dirs = dirs.lock().unwrap_or_else(|e| e.into_inner());
+    let got = dirs
+        .entry(release.to_string())
+        .or_insert_with(|| build_sim(&format!("sim-{release}"), release_flags(release)))
+        .clone();
+    match got {
+        Ok(dir) => dir,
+        Err(msg) => panic!("building the {release} simulator failed:\n{msg}"),
     }
 }
 

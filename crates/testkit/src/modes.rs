@@ -56,6 +56,40 @@ impl Scenarios {
     pub fn bare_exe(&self) -> &std::path::Path {
         &self.bare
     }
+
+    /// The program with `args` bare, then in every mode under regcheck with regcheck's
+    /// variables `env`: it exits 0 each time, and under regcheck every vendor call (its
+    /// `rc <label> <code>` line) returns what it returns bare but for the rejections `rejected`
+    /// lists (label, code); no internal failure. The outcomes under regcheck, in [`MODES`]'
+    /// order.
+    pub fn each_mode_env(&self, args: &[&str], rejected: &[(&str, i64)], env: &[(&str, &str)]) -> Vec<Outcome> {
+        let b = self.bare().args(args).run();
+        assert_eq!(b.code(), Some(0), "{args:?} bare\n{}", b.dump());
+        let want = b.rc_lines();
+        MODES
+            .iter()
+            .map(|&mode| {
+                let mut r = self.run(mode).args(args);
+                for (k, v) in env {
+                    r = r.env(k, v);
+                }
+                let o = r.run();
+                let ctx = || format!("{args:?} in {mode:?}\n{}", o.dump());
+                assert_eq!(o.code(), Some(0), "{}", ctx());
+                let got = o.rc_lines();
+                assert_eq!(got.len(), want.len(), "{}", ctx());
+                for ((label, code), (wl, wc)) in got.iter().zip(&want) {
+                    assert_eq!(label, wl, "{}", ctx());
+                    match rejected.iter().find(|(l, _)| l == label) {
+                        Some((_, c)) => assert_eq!(code, c, "{label}: {}", ctx()),
+                        None => assert_eq!(code, wc, "{label} as without regcheck: {}", ctx()),
+                    }
+                }
+                assert!(!o.stderr.contains("internal failure"), "{}", ctx());
+                o
+            })
+            .collect()
+    }
 }
 
 impl Outcome {

@@ -29,6 +29,14 @@ pub fn sim_include_dir() -> PathBuf {
     workspace_root().join("sim").join("include")
 }
 
+/// The simulator's Python package directory, `<root>/sim/python`: put it on `PYTHONPATH` to
+/// `import llm_datadist` (its ctypes library, `libllm_datadist_py.so`, is in `sim_lib_dir()`,
+/// found through `LD_LIBRARY_PATH` from the source tree; `cargo xtask install` puts the package
+/// in `<prefix>/lib/regcheck/sim/python`, beside the library).
+pub fn sim_python_dir() -> PathBuf {
+    workspace_root().join("sim").join("python")
+}
+
 /// The simulator's source directory, `<root>/sim/src`.
 pub(crate) fn sim_src_dir() -> PathBuf {
     workspace_root().join("sim").join("src")

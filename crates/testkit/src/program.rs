@@ -7,7 +7,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::make::{
-    cc, cxx, mtime, newest_under, regcheck, run_checked, sim_lib_dir, sim_lib_dir_sanitized, FileLock, SANITIZE_FLAGS,
+    cc, cxx, mtime, newest_under, regcheck, run_checked, sim_lib_dir, sim_lib_dir_release, sim_lib_dir_sanitized,
+    FileLock, SANITIZE_FLAGS, SIM_RELEASES,
 };
 use crate::paths::{sim_include_dir, target_dir, workspace_root};
 
@@ -71,6 +72,7 @@ pub struct Program {
     flags: Vec<String>,
     includes: Vec<PathBuf>,
     sanitize: bool,
+    release: Option<String>,
 }
 
 impl Program {
@@ -97,6 +99,7 @@ impl Program {
             flags: Vec::new(),
             includes: Vec::new(),
             sanitize: false,
+            release: None,
         }
     }
 
@@ -140,9 +143,21 @@ impl Program {
         self
     }
 
+    /// Build and link against the simulator's install root of a CANN release of
+    /// [`crate::SIM_RELEASES`] ([`crate::sim_lib_dir_release`]) instead of the default root
+    /// (9.1.0). Not with [`Program::sanitize`].
+    pub fn release(mut self, release: &str) -> Program {
+        assert!(SIM_RELEASES.contains(&release), "the simulator has no {release} install root");
+        self.release = (release != SIM_RELEASES[0]).then(|| release.to_string());
+        self
+    }
+
     /// Where [`Program::build`] puts the executable.
     pub fn output_path(&self) -> PathBuf {
-        let mode = if self.sanitize { format!("{}-asan", self.link.mode()) } else { self.link.mode().to_string() };
+        let mut mode = if self.sanitize { format!("{}-asan", self.link.mode()) } else { self.link.mode().to_string() };
+        if let Some(r) = &self.release {
+            mode = format!("{mode}-{r}");
+        }
         target_dir().join("testkit").join(mode).join(&self.name)
     }
 
@@ -152,7 +167,12 @@ impl Program {
     /// # Panics
     /// When a build fails, with the compiler's command line and output.
     pub fn build(&self) -> PathBuf {
-        let sim = if self.sanitize { sim_lib_dir_sanitized() } else { sim_lib_dir() };
+        assert!(!(self.sanitize && self.release.is_some()), "{}: no sanitized simulator of a release root", self.name);
+        let sim = match (&self.release, self.sanitize) {
+            (Some(r), _) => sim_lib_dir_release(r),
+            (None, true) => sim_lib_dir_sanitized(),
+            (None, false) => sim_lib_dir(),
+        };
         let rc = match self.link {
             Link::Bare => None,
             _ => Some(regcheck()),

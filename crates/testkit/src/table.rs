@@ -20,9 +20,26 @@ pub fn table_cells(line: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim().to_string()).collect()
 }
 
+/// The simulator install root a conformance row runs against ([`crate::SIM_RELEASES`]): the
+/// release its inputs cell names as `the <release> install root`, else the default (9.1.0).
+pub fn row_release(inputs: &str) -> &'static str {
+    crate::SIM_RELEASES
+        .iter()
+        .copied()
+        .find(|r| inputs.contains(&format!("the {r} install root")))
+        .unwrap_or(crate::SIM_RELEASES[0])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_name_their_install_root() {
+        assert_eq!(row_release("the 9.2.0 install root: MallocMem"), "9.2.0");
+        assert_eq!(row_release("the 9.1.0 install root (the default)"), "9.1.0");
+        assert_eq!(row_release("MallocMem"), "9.1.0");
+    }
 
     #[test]
     fn cells_keep_escaped_bars() {

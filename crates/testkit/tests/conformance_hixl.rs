@@ -14,6 +14,7 @@ use testkit::{workspace_root, Program, Run};
 struct Row {
     id: String,
     vendor_test: String,
+    inputs: String,
     expects: String,
     simulator: String,
     regcheck: String,
@@ -62,6 +63,7 @@ fn rows(suite: &Suite) -> Vec<Row> {
             Row {
                 id: cells[0].clone(),
                 vendor_test: cells[1].trim_matches('`').to_string(),
+                inputs: cells[2].clone(),
                 expects: cells[3].clone(),
                 simulator: cells[4].clone(),
                 regcheck: cells[5].clone(),
@@ -70,17 +72,23 @@ fn rows(suite: &Suite) -> Vec<Row> {
         .collect()
 }
 
-fn program(suite: &Suite) -> PathBuf {
-    static EXES: OnceLock<std::sync::Mutex<std::collections::BTreeMap<&'static str, PathBuf>>> = OnceLock::new();
+/// The suite's program, built against the simulator's install root of `release` (a row runs
+/// against the root its inputs name: [`testkit::row_release`]).
+fn program(suite: &Suite, release: &'static str) -> PathBuf {
+    type Exes = std::collections::BTreeMap<(&'static str, &'static str), PathBuf>;
+    static EXES: OnceLock<std::sync::Mutex<Exes>> = OnceLock::new();
     let exes = EXES.get_or_init(Default::default);
     let mut exes = exes.lock().unwrap();
     let name = suite.source.rsplit('/').next().unwrap().trim_end_matches(".cpp");
-    exes.entry(suite.heading).or_insert_with(|| Program::cxx(name, &[suite.source]).libs(suite.libs).build()).clone()
+    exes.entry((suite.heading, release))
+        .or_insert_with(|| Program::cxx(name, &[suite.source]).libs(suite.libs).release(release).build())
+        .clone()
 }
 
 /// What the case of `id` returns (`result=<code>`), or why it gave nothing.
-fn run_case(suite: &Suite, id: &str) -> Result<String, String> {
-    let out = Run::new(program(suite)).arg(id).env_remove("ACLSIM_TRACE").run();
+fn run_case(suite: &Suite, row: &Row) -> Result<String, String> {
+    let exe = program(suite, testkit::row_release(&row.inputs));
+    let out = Run::new(exe).arg(&row.id).env_remove("ACLSIM_TRACE").env_remove("ACLSIM_CANN_VERSION").run();
     out.stdout
         .lines()
         .find_map(|l| l.strip_prefix("result="))
@@ -94,7 +102,7 @@ fn every_row_has_a_case_and_every_case_a_row(suite: &Suite) {
     assert!(rows.len() >= suite.rows, "only {} {} rows", rows.len(), suite.heading);
     let listed: BTreeSet<String> = rows.iter().map(|r| r.id.clone()).collect();
     assert_eq!(listed.len(), rows.len(), "a row ID appears twice");
-    let out = Run::new(program(suite)).arg("list").run();
+    let out = Run::new(program(suite, testkit::SIM_RELEASES[0])).arg("list").run();
     out.assert_success();
     let cases: BTreeSet<String> = out.stdout.lines().map(str::to_string).collect();
     let no_case: Vec<_> = listed.difference(&cases).collect();
@@ -140,7 +148,7 @@ fn the_simulator_answers_as_the_vendor_expects(suite: &Suite) {
             ));
             continue;
         }
-        match run_case(suite, &r.id) {
+        match run_case(suite, &r) {
             Ok(got) if got == r.expects => {}
             Ok(got) => wrong.push(format!(
                 "{} ({}): the simulator answers {got}, the vendor expects {}",

@@ -437,7 +437,11 @@ fn headers_compile_as_c99_and_cxx() {
 }
 
 fn dynamic_symbols(lib: &str) -> String {
-    let out = tool(Command::new("nm").args(["-D", "--defined-only"]).arg(sim_lib_dir().join(lib)));
+    dynamic_symbols_in(&sim_lib_dir(), lib)
+}
+
+fn dynamic_symbols_in(dir: &std::path::Path, lib: &str) -> String {
+    let out = tool(Command::new("nm").args(["-D", "--defined-only"]).arg(dir.join(lib)));
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -540,7 +544,7 @@ fn libraries_export_the_vendor_symbols() {
         assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
     // the driver's host registration, called directly by applications (LMCache-Ascend)
-    for name in ["halHostRegister", "halHostUnregister"] {
+    for name in ["halHostRegister", "halHostUnregister", "halSupportFeature"] {
         assert!(exports(&hal, name), "libascend_hal.so lacks {name}");
         assert!(!exports(&rt, name), "libacl_rt.so should not define {name}");
     }
@@ -591,21 +595,28 @@ fn libraries_export_the_vendor_symbols() {
         "_ZN4adxl10AdxlEngine13GetCapabilityENS_11FeatureTypeERi",
         "_ZN4adxl10AdxlEngine9MallocMemENS_7MemTypeEmPPv",
         "_ZN4adxl10AdxlEngine7FreeMemEPv",
-        "_ZN4adxl10AdxlEngine23ExportToShareableHandleEPvR20aclrtMemFabricHandle",
     ] {
         assert!(exports(&adxl, sym), "libllm_datadist.so lacks {sym}");
     }
+    // after 9.1.0 only (hicann/hixl 6d1c2b6): the default root is 9.1.0, the 9.2.0 root has it
+    // (tests/adxl_release.rs checks the name against a build of the header)
+    let export = "_ZN4adxl10AdxlEngine23ExportToShareableHandleEPvR20aclrtMemFabricHandle";
+    assert!(!exports(&adxl, export), "the 9.1.0 root's libllm_datadist.so exports {export}");
+    let adxl_920 = dynamic_symbols_in(&testkit::sim_lib_dir_release("9.2.0"), "libllm_datadist.so");
+    assert!(exports(&adxl_920, export), "the 9.2.0 root's libllm_datadist.so lacks {export}");
     assert!(!adxl.contains("AdxlEngineImpl"), "internal symbols exported");
 }
 
 #[test]
 fn libraries_have_the_vendor_sonames_and_runpath() {
     for (lib, needed) in [
-        ("libacl_rt.so", None),
-        ("libascend_hal.so", Some("libacl_rt.so")),
+        // as the vendor's runtime links the driver's library, and not the other way round
+        ("libascend_hal.so", None),
+        ("libacl_rt.so", Some("libascend_hal.so")),
         ("libascendcl.so", Some("libacl_rt.so")),
         ("libcann_hixl.so", Some("libascendcl.so")),
         ("libllm_datadist.so", Some("libcann_hixl.so")),
+        ("libllm_datadist_py.so", Some("libllm_datadist.so")),
     ] {
         let out = tool(Command::new("readelf").arg("-d").arg(sim_lib_dir().join(lib)));
         let text = String::from_utf8_lossy(&out.stdout);

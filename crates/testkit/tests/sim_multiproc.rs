@@ -141,9 +141,9 @@ fn hixl_cs_client_and_server_across_processes() {
 
 /// `select <label> <code> <aclrtMalloc calls>` lines, each with the engine named by the
 /// simulator's trace of the matching Hixl::Initialize.
-fn selections(soc: &str) -> Vec<(String, i64, i64, String)> {
+fn selections(soc: &str, release: &str) -> Vec<(String, i64, i64, String)> {
     let exe = Program::cxx("hixl_select", &["sim/tests/hixl_select.cpp"]).libs(&["cann_hixl", "ascendcl"]).build();
-    let out = Run::new(exe).env("ACLSIM_SOC_NAME", soc).run();
+    let out = Run::new(exe).env("ACLSIM_SOC_NAME", soc).env("ACLSIM_CANN_VERSION", release).run();
     out.assert_success();
     let engines: Vec<String> = out
         .sim_lines("Hixl::Initialize")
@@ -164,7 +164,7 @@ fn selections(soc: &str) -> Vec<(String, i64, i64, String)> {
 
 #[test]
 fn the_engine_follows_the_options_as_the_factory_selects_it() {
-    let got = selections("Ascend910B1");
+    let got = selections("Ascend910B1", "9.1.0");
     let want: &[(&str, i64, i64, &str)] = &[
         ("default", 0, 2, "comm"), // the comm engine's default pool: two 32 MB device pools
         ("hccs_device", 0, 0, "hixl_cs"),
@@ -182,8 +182,11 @@ fn the_engine_follows_the_options_as_the_factory_selects_it() {
     let want: Vec<(String, i64, i64, String)> =
         want.iter().map(|&(l, c, m, e)| (l.to_string(), c, m, e.to_string())).collect();
     assert_eq!(got, want);
-    // on an Ascend 950 the defaults select hixl_cs
-    let got = selections("Ascend950PR_9579");
+    // on an Ascend 950 the defaults select hixl_cs after 9.1 (hixl bb0d0f6, engine_factory.cc's
+    // SoC branch); tag v9.1.0's factory has none: the comm engine, its default pool
+    let got = selections("Ascend950PR_9579", "9.2.0");
     assert_eq!((got[0].0.as_str(), got[0].3.as_str()), ("default", "hixl_cs"));
     assert_eq!(got[0].2, 0, "no buffer pool on hixl_cs");
+    let got = selections("Ascend950PR_9579", "9.1.0");
+    assert_eq!((got[0].0.as_str(), got[0].3.as_str(), got[0].2), ("default", "comm", 2));
 }

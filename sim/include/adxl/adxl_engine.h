@@ -13,6 +13,10 @@
 
 #include "adxl_types.h"
 
+#ifndef ACLSIM_ADXL_AFTER_9_1
+#define ACLSIM_ADXL_AFTER_9_1
+#endif
+
 namespace adxl {
 class ASCEND_FUNC_VISIBILITY AdxlEngine {
  public:
@@ -41,7 +45,11 @@ class ASCEND_FUNC_VISIBILITY AdxlEngine {
 
   // ACL virtual-memory allocations (fabric memory), and their export for other processes
   static Status MallocMem(MemType type, size_t size, void **ptr);
-  static Status ExportToShareableHandle(void *addr, ShareableHandle &handle);
+  // After 9.1.0 only (hicann/hixl 6d1c2b6): the 9.1.0 install root's libllm_datadist.so has no
+  // definition (sim/README.md, "Release profiles"). A program meant for both releases declares it
+  // weak and tests its address, as Mooncake's adxl_compat.h does: define ACLSIM_ADXL_AFTER_9_1 as
+  // __attribute__((weak)) before including this header.
+  ACLSIM_ADXL_AFTER_9_1 static Status ExportToShareableHandle(void *addr, ShareableHandle &handle);
   static Status FreeMem(void *ptr);
 
   // value: FEATURE_SUPPORTED or FEATURE_NOT_SUPPORTED (also for features it does not know)

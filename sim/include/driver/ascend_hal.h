@@ -1,7 +1,8 @@
 /* The simulator's stand-in of the driver's HAL header (libascend_hal.so): the host-registration
- * calls an application makes directly (LMCache-Ascend on drivers before 25), with the vendor's
- * prototypes (ascend_hal_base.h) and the values of the vendor's enum drvRegisterTpye
- * (ascend_hal_define.h). C99 and C++. */
+ * calls an application makes directly (LMCache-Ascend on drivers before 25) and the feature
+ * query the runtime makes, with the vendor's prototypes (ascend_hal_base.h) and the values of
+ * the vendor's enums drvRegisterTpye and drvFeature_t (ascend_hal_define.h). C99 and C++. */
+#include <stdbool.h>
 #ifndef ACLSIM_DRIVER_ASCEND_HAL_H
 #define ACLSIM_DRIVER_ASCEND_HAL_H
 
@@ -32,6 +33,17 @@ enum drvRegisterTpye {
     DEV_MEM_MAP_HOST,
     HOST_REGISTER_MAX_TPYE
 };
+
+/* the driver features this stand-in answers (the vendor's numbers; every other one: not supported) */
+typedef enum tagDrvFeature {
+    FEATURE_SVM_MEM_REGISTER_HOST_PINNED = 13, /* halHostRegister pins (MEM_REGISTER_HOST_PINNED) */
+    FEATURE_MAX = 14
+} drvFeature_t;
+
+/* Whether the driver supports `type` for device `devId` (the runtime asks at device open: runtime
+ * master RawDevice::InitRawDriver, FEATURE_SVM_MEM_REGISTER_HOST_PINNED for aclrtHostRegisterV2's
+ * driver path). Simulated: ACLSIM_PIN_REGISTER, default from driver 26.0 (ACLSIM_DRIVER_VERSION). */
+bool halSupportFeature(uint32_t devId, drvFeature_t type);
 
 /* Map [srcPtr, srcPtr + size) (srcPtr page-aligned) for device `devid`; the device address in
  * *dstPtr. */

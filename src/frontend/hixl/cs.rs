@@ -70,6 +70,54 @@ fn cs_key(side: CsSide, desc: *const c_void) -> Option<String> {
     })
 }
 
+/// The most endpoints read from a server's descriptor.
+const MAX_ENDPOINTS: u32 = 1024;
+/// `sizeof(EndpointDesc)` (hcomm `hcomm_res_defs.h`): `protocol` at 0, `loc.locType` at 44.
+const ENDPOINT_DESC_SIZE: usize = 160;
+const ENDPOINT_LOC_TYPE_OFFSET: usize = 44;
+
+/// The endpoints of a `HixlServerDesc` of the current layout (`endpoint_list` at 0,
+/// `server_ip` at 8, `endpoint_list_num` at 20), read only when its `server_ip` is a readable
+/// address string (that layout, as [`cs_key`] finds it) and the whole list lies in one readable
+/// mapping. `None`: not read (the rules that need them are skipped).
+fn cs_server_endpoints(desc: *const c_void) -> Option<Vec<CsEndpointFact>> {
+    if desc.is_null() {
+        return None;
+    }
+    // SAFETY: `desc` points to the application's descriptor (128 bytes in the current layout,
+    // at least 32 in every release); words read unaligned, pointers checked before use.
+    let (list, ip, num) = unsafe {
+        let b = desc.cast::<u8>();
+        (
+            b.cast::<*const u8>().read_unaligned(),
+            b.add(8).cast::<*const c_char>().read_unaligned(),
+            b.add(20).cast::<u32>().read_unaligned(),
+        )
+    };
+    checked_c_string(ip, 256).filter(|ip| ip.chars().all(|c| c.is_ascii_graphic()))?;
+    if list.is_null() || num == 0 || num > MAX_ENDPOINTS {
+        return None;
+    }
+    let start = list as usize;
+    let end = start.checked_add(num as usize * ENDPOINT_DESC_SIZE)?;
+    let view = memmap::query(start, end, false).ok()?;
+    view.mappings.first().filter(|m| m.readable && m.start <= start && end <= m.end)?;
+    Some(
+        (0..num as usize)
+            .map(|i| {
+                // SAFETY: [start, end) lies inside one readable mapping; each element is 160 bytes.
+                let e = unsafe { list.add(i * ENDPOINT_DESC_SIZE) };
+                unsafe {
+                    CsEndpointFact {
+                        protocol: e.cast::<i32>().read_unaligned(),
+                        loc_type: e.add(ENDPOINT_LOC_TYPE_OFFSET).cast::<i32>().read_unaligned(),
+                    }
+                }
+            })
+            .collect(),
+    )
+}
+
 /// `HixlCSServerCreate(desc, config, &handle)` / `HixlCSClientCreate(desc, config, &handle)`.
 ///
 /// # Safety
@@ -96,10 +144,14 @@ pub unsafe fn cs_create(side: CsSide, desc: *const c_void, config: *const CsConf
             };
             let opts = rules::parse_cs_config(grc.as_deref());
             note_options(rt, &format!("{call}({})", key.as_deref().unwrap_or("?")), &opts);
-            Ok((key, opts))
+            let endpoints = match side {
+                CsSide::Server => cs_server_endpoints(desc),
+                CsSide::Client => None,
+            };
+            Ok((key, opts, endpoints))
         },
         || call_vendor!(sym, CsCreateFn, VENDOR_MISSING; desc, config, handle),
-        |_, (key, options), ret| {
+        |_, (key, options, endpoints), ret| {
             if *ret != code::SUCCESS || handle.is_null() {
                 return;
             }
@@ -112,8 +164,10 @@ pub unsafe fn cs_create(side: CsSide, desc: *const c_void, config: *const CsConf
                     }
                     CsSide::Client => 0,
                 };
-                side.map(s)
-                    .insert(h, CsEndpoint { key, regs: RegSet::default(), connections, options, seen_created: true });
+                side.map(s).insert(
+                    h,
+                    CsEndpoint { key, regs: RegSet::default(), connections, options, seen_created: true, endpoints },
+                );
             });
         },
     )
@@ -172,6 +226,8 @@ pub unsafe fn cs_reg_mem(
             // SAFETY: `mem` is the application's `const CommMem *`.
             let (ty, addr, size) = unsafe { ((*mem).ty, (*mem).addr as usize, (*mem).size) };
             let a = RegArgs { api, addr, len: size, ty: i64::from(ty) };
+            // Where it is made, quoted only if a later registration overlaps it.
+            let site = crate::callsite::caller_ip().unwrap_or(0);
             let tag = c_string(tag);
             let mf = mem_facts(rt, &a);
             let product = ProductClass::from_soc(rt.soc());
@@ -183,7 +239,7 @@ pub unsafe fn cs_reg_mem(
                 }
                 CsSide::Client => 0,
             };
-            let checks = state::with(|s| {
+            let (checks, overlapped) = state::with(|s| {
                 let map = match side {
                     CsSide::Server => &s.hixl.servers,
                     CsSide::Client => &s.hixl.clients,
@@ -230,18 +286,34 @@ pub unsafe fn cs_reg_mem(
                     engine: None,
                     gaps: mf.gaps,
                 };
-                rules::check_register(&a, &facts)
+                let mut checks = rules::check_register(&a, &facts);
+                // The server's endpoints take the memory or not before anything else is looked at.
+                if let Some(f) = ep
+                    .filter(|_| !out.is_null())
+                    .and_then(|e| e.endpoints.as_deref())
+                    .and_then(|list| rules::check_cs_server_endpoints(&a, list))
+                {
+                    checks.findings.insert(0, f);
+                }
+                (checks, overlap.cloned())
             });
             note_skips(rt, &checks);
             let top = crate::platform::address::user_space_top();
-            let findings =
+            let mut findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            if let Some(i) = findings.iter().position(|f| f.rule == crate::rules::RuleId::HixlRegNoEndpoint) {
+                let f = findings.remove(i);
+                findings.insert(0, f);
+            }
+            if let Some(r) = overlapped {
+                findings = overlap_sites(rt, findings, &a, &r, site);
+            }
             reject_or(rt, Api::C, api.call(), || reg_args_text(&a, tag.as_deref()), &findings)?;
-            Ok(Some((a, tag)))
+            Ok(Some((a, tag, site)))
         },
         || call_vendor!(sym, CsRegMemFn, VENDOR_MISSING; h, tag, mem, out),
         |_, a, ret| {
-            let (Some((a, tag)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
+            let (Some((a, tag, site)), true, false) = (a, *ret == code::SUCCESS, out.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
             let handle = unsafe { *out } as usize;
             state::with(|s| {
@@ -251,6 +323,7 @@ pub unsafe fn cs_reg_mem(
                     len: a.len,
                     kind: a.kind(),
                     tag: tag.unwrap_or_default(),
+                    site,
                 });
             });
         },

@@ -132,7 +132,11 @@ pub unsafe fn datadist_destruct(this: *mut c_void) {
 /// The backend and HIXL engine `Initialize`'s options choose (`None`: a backend the vendor
 /// refuses), with the options its HIXL engine is given (hicann/hixl
 /// `src/llm_datadist/transfer_engine/transfer_engine.cc`, `hixl_transfer_engine.cc`).
-fn backend_of(pairs: &[(String, String)], soc: Option<&str>) -> Option<(Backend, Option<Engine>, OptionsFacts)> {
+fn backend_of(
+    pairs: &[(String, String)],
+    soc: Option<&str>,
+    release: Option<crate::platform::release::CannRelease>,
+) -> Option<(Backend, Option<Engine>, OptionsFacts)> {
     let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
     match get("llm.TransferBackend") {
         None => Some((Backend::Comm, Some(Engine::Comm), OptionsFacts::default())),
@@ -149,8 +153,8 @@ fn backend_of(pairs: &[(String, String)], soc: Option<&str>) -> Option<(Backend,
                 }
             }
             let opts = rules::parse_options(&hixl);
-            let engine = rules::select_engine(&opts, soc).engine;
-            Some((Backend::Hixl, Some(engine), opts))
+            let engine = rules::select_engine(&opts, soc, release).ok().map(|c| c.engine);
+            Some((Backend::Hixl, engine, opts))
         }
         Some(_) => None,
     }
@@ -166,7 +170,7 @@ pub unsafe fn datadist_initialize(this: *mut c_void, options: *const c_void) -> 
     run(
         call,
         |rt| {
-            let chosen = read_options(options).and_then(|pairs| backend_of(&pairs, rt.soc()));
+            let chosen = read_options(options).and_then(|pairs| backend_of(&pairs, rt.soc(), known_release(rt)));
             if let Some((backend, engine, _)) = &chosen {
                 log::info!(
                     target: "regcheck",
@@ -299,7 +303,14 @@ fn region_findings(
                 });
             }
             next += 1;
-            working.insert(HixlReg { handle: next, addr: a.addr, len: a.len, kind: a.kind(), tag: String::new() });
+            working.insert(HixlReg {
+                handle: next,
+                addr: a.addr,
+                len: a.len,
+                kind: a.kind(),
+                tag: String::new(),
+                site: 0,
+            });
             plan.regions.push((a.addr, a.len, a.kind()));
         }
     });
@@ -526,8 +537,8 @@ mod tests {
     #[test]
     fn backends() {
         let p = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
-        assert_eq!(backend_of(&[], None).unwrap().0, Backend::Comm);
-        assert_eq!(backend_of(&p("llm.TransferBackend", "hixl"), Some("Ascend910B1")).unwrap().0, Backend::Hixl);
-        assert!(backend_of(&p("llm.TransferBackend", "rdma"), None).is_none());
+        assert_eq!(backend_of(&[], None, None).unwrap().0, Backend::Comm);
+        assert_eq!(backend_of(&p("llm.TransferBackend", "hixl"), Some("Ascend910B1"), None).unwrap().0, Backend::Hixl);
+        assert!(backend_of(&p("llm.TransferBackend", "rdma"), None, None).is_none());
     }
 }

@@ -87,15 +87,35 @@ pub unsafe fn initialize(
             let (opts, engine) = match read_options(options) {
                 Some(pairs) => {
                     let mut opts = rules::parse_options(&pairs);
-                    if let Some(path) = opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none()) {
+                    let release = known_release(rt);
+                    // local_comm_res_path is read after 9.1 only (tag v9.1.0 has none): with the
+                    // release assumed, an engine its file would change is unknown
+                    let without_file = opts.clone();
+                    let read_file = release.is_none_or(|r| r.after_9_1());
+                    if let Some(path) =
+                        opts.local_comm_res_path.clone().filter(|_| opts.local_comm_res.is_none() && read_file)
+                    {
                         match crate::platform::files::read_small(&path, LOCAL_COMM_RES_MAX) {
                             Ok(text) => opts.set_local_comm_res_from_file(&text),
                             Err(e) => opts.problems.push(format!("local_comm_res_path {path:?}: {e}")),
                         }
                     }
-                    let choice = rules::select_engine(&opts, rt.soc());
-                    log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", choice.engine.name(), choice.reason);
-                    (opts, Some(choice))
+                    let mut choice = rules::select_engine(&opts, rt.soc(), release);
+                    if release.is_none() && opts.local_comm_res != without_file.local_comm_res {
+                        let before = rules::select_engine(&without_file, rt.soc(), release);
+                        if before.as_ref().ok().map(|c| c.engine) != choice.as_ref().ok().map(|c| c.engine) {
+                            choice = Err("local_comm_res_path's LocalCommRes chooses the engine after 9.1 only (CANN 9.1.0 does not read it), and the release is not known (set REGCHECK_CANN_VERSION)".into());
+                        }
+                    }
+                    match &choice {
+                        Ok(c) => {
+                            log::info!(target: "regcheck", "{who}: HIXL selects the {} engine ({})", c.engine.name(), c.reason)
+                        }
+                        Err(why) => {
+                            log::info!(target: "regcheck", "{who}: the engine is unknown ({why}); rules that need it are skipped")
+                        }
+                    }
+                    (opts, Some(choice.ok()))
                 }
                 None => {
                     rt.note_once("hixl-options-unreadable", log::Level::Info, || {
@@ -106,7 +126,7 @@ pub unsafe fn initialize(
             };
             note_options(rt, &who, &opts);
             if let Some(choice) = &engine {
-                let mut findings = rules::check_options(&opts, choice);
+                let mut findings = rules::check_options(&opts, choice.as_ref(), known_release(rt));
                 match rules::check_fabric_mem(&opts, &ProductClass::from_soc(rt.soc()), &hdk_fact(rt)) {
                     Ok(f) => findings.extend(f),
                     Err(skip) => note_skips(rt, &Checks { findings: Vec::new(), skipped: vec![skip] }),
@@ -117,7 +137,7 @@ pub unsafe fn initialize(
                 reject_or(rt, Api::Cpp, call, args, &findings)?;
             }
             let ctx = queries::current_context();
-            Ok((name, opts, engine.map(|c| c.engine), ctx, this_thread()))
+            Ok((name, opts, engine.flatten().map(|c| c.engine), ctx, this_thread()))
         },
         || call_vendor!(f.initialize.symbol, InitializeFn, VENDOR_MISSING; this, local_engine, options),
         |_, (name, opts, engine, ctx, thread), ret| {
@@ -248,13 +268,17 @@ pub unsafe fn register_mem(
             let (addr, len) = unsafe { ((*mem).addr, (*mem).len as u64) };
             let a = RegArgs { api: f.api, addr, len, ty: i64::from(ty as i32) };
             let key = this as usize;
+            // Where this registration is made (one word, a read of a learnt stack slot on most
+            // calls), quoted only if a later registration overlaps it; found before the vendor
+            // runs (its own ACL calls move the thread's call marker).
+            let site = crate::callsite::caller_ip().unwrap_or(0);
             let thread = thread_facts(key);
             let mf = mem_facts(rt, &a);
             let product = ProductClass::from_soc(rt.soc());
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
             let peers = tcp_peers(key, false);
-            let checks = state::with(|s| {
+            let (checks, overlapped) = state::with(|s| {
                 let empty = Instance::default();
                 let inst = s.hixl.instances.get(&key);
                 let i = inst.unwrap_or(&empty);
@@ -284,23 +308,27 @@ pub unsafe fn register_mem(
                     gaps: mf.gaps,
                 };
                 let c = rules::check_register(&a, &facts);
+                let overlapped = overlap.cloned();
                 if c.has(crate::rules::RuleId::HixlRegCountNear) {
                     if let Some(i) = s.hixl.instances.get_mut(&key) {
                         i.near_warned = true;
                     }
                 }
-                c
+                (c, overlapped)
             });
             note_skips(rt, &checks);
             let top = crate::platform::address::user_space_top();
-            let findings =
+            let mut findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            if let Some(r) = overlapped {
+                findings = overlap_sites(rt, findings, &a, &r, site);
+            }
             reject_or(rt, Api::Cpp, call, || reg_args_text(&a, None), &findings)?;
-            Ok(Some(a))
+            Ok(Some((a, site)))
         },
         || call_vendor!(f.register_mem.symbol, RegisterMemFn, VENDOR_MISSING; this, mem, ty, handle),
         |_, a, ret| {
-            let (Some(a), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
+            let (Some((a, site)), true, false) = (a, *ret == code::SUCCESS, handle.is_null()) else { return };
             // SAFETY: the vendor succeeded and wrote the handle.
             let h = unsafe { *handle } as usize;
             state::with(|s| {
@@ -310,7 +338,8 @@ pub unsafe fn register_mem(
                     phase: Phase::Initialized, // the vendor accepted it: it is initialised
                     ..Instance::default()
                 });
-                i.regs.insert(HixlReg { handle: h, addr: a.addr, len: a.len, kind: a.kind(), tag: String::new() });
+                let kind = a.kind();
+                i.regs.insert(HixlReg { handle: h, addr: a.addr, len: a.len, kind, tag: String::new(), site });
             });
         },
     )

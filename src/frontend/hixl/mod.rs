@@ -21,8 +21,8 @@ use super::{decide, run, Api, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
-    self as rules, Checks, DeregFacts, HdkFact, InstanceState, LinkFacts, MemKind, OptionsFacts, ProductClass, RegApi,
-    RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
+    self as rules, Checks, CsEndpointFact, DeregFacts, HdkFact, InstanceState, LinkFacts, MemKind, OptionsFacts,
+    ProductClass, RegApi, RegArgs, RegFacts, RemoteView, ThreadFacts, TransferOpDesc, XferFacts,
 };
 use crate::rules::Finding;
 use crate::state::hixl::{CsEndpoint, HixlReg, Instance, PeerView, Phase, RegSet};
@@ -395,6 +395,13 @@ fn instance_state(i: Option<&Instance>) -> InstanceState {
     }
 }
 
+/// The CANN release, when it was read (`None`: only assumed; nothing that differs between
+/// releases is decided on it).
+fn known_release(rt: &Runtime) -> Option<crate::platform::release::CannRelease> {
+    let p = rt.profile();
+    p.is_known().then_some(p.release)
+}
+
 fn hdk_fact(rt: &Runtime) -> HdkFact {
     let h = rt.hdk();
     HdkFact { version: h.version, describe: std::sync::Arc::clone(&h.describe) }
@@ -437,6 +444,23 @@ fn reject_or(
         Verdict::Reject(c) => Err(u32::try_from(c).unwrap_or(code::FAILED)),
         Verdict::Forward => Ok(()),
     }
+}
+
+/// A registration's HIXL-REG-OVERLAP finding, told more ([`rules::overlap_with_sites`]): the
+/// same base with another length, and where the live registration `r` and this one (`this`, a
+/// return address from [`crate::callsite::caller_ip`]) were made. Rare: the sites are
+/// symbolised only here, with no lock held, and only when the rule is not off.
+fn overlap_sites(rt: &Runtime, findings: Vec<Finding>, a: &RegArgs, r: &HixlReg, this: usize) -> Vec<Finding> {
+    let rule = crate::rules::RuleId::HixlRegOverlap;
+    if rt.action(rule) == crate::rules::Action::Off || !findings.iter().any(|x| x.rule == rule) {
+        return findings;
+    }
+    let site = |ip: usize| (ip != 0).then(|| crate::callsite::site_of_address(ip).text());
+    let (first, this) = (site(r.site), site(this));
+    findings
+        .into_iter()
+        .map(|x| rules::overlap_with_sites(x, a.api, r, a.addr, a.len, first.as_deref(), this.as_deref()))
+        .collect()
 }
 
 /// The memory facts of a registration that do not depend on the instance.

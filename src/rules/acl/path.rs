@@ -87,12 +87,17 @@ pub fn for_path(a: &RegArgs, path: RegPath, overlap_before_context: bool, findin
         };
         findings.sort_by_key(layer);
     }
-    if path == RegPath::Tables {
-        // The tables drop PINNED before the driver: the bit on page-locked memory is harmless.
+    if path != RegPath::Unknown {
+        // The tables drop PINNED before the driver: the bit on page-locked memory is harmless;
+        // the driver's pin path refuses it.
         for f in findings.iter_mut().filter(|f| f.rule == RuleId::AclHostregPinnedLocked) {
             if let Some(at) = f.problem.find("; regcheck cannot tell which this one does") {
                 f.problem.truncate(at);
-                f.problem.push_str("; this runtime's path is the runtime's tables: it drops the bit and succeeds");
+                f.problem.push_str(if path == RegPath::Tables {
+                    "; this runtime's path is the runtime's tables: it drops the bit and succeeds"
+                } else {
+                    "; this runtime's path is the driver's pin/unpin: the driver refuses it"
+                });
             }
         }
     }

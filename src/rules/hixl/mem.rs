@@ -709,3 +709,98 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
     }
     out
 }
+
+/// hcomm's `CommProtocol` values the HixlCS server treats as UB (`IsUbEndpoint`: UBC_TP,
+/// UBC_CTP) and the one whose device endpoints may map host memory (UBC_CTP); `EndpointLocType`.
+const PROTOCOL_UBC_CTP: i32 = 4;
+const PROTOCOL_UBC_TP: i32 = 5;
+const LOC_DEVICE: i32 = 0;
+const LOC_HOST: i32 = 1;
+
+fn protocol_name(p: i32) -> String {
+    match p {
+        0 => "HCCS".into(),
+        1 => "ROCE".into(),
+        2 => "PCIE".into(),
+        3 => "SIO".into(),
+        4 => "UBC_CTP".into(),
+        5 => "UBC_TP".into(),
+        6 => "UB_MEM".into(),
+        7 => "UBOE".into(),
+        8 => "HCCS_ONLY".into(),
+        9 => "UBG".into(),
+        p => format!("protocol {p}"),
+    }
+}
+
+fn loc_name(l: i32) -> String {
+    match l {
+        LOC_DEVICE => "device".into(),
+        LOC_HOST => "host".into(),
+        l => format!("location {l}"),
+    }
+}
+
+/// `HIXL-REG-NO-ENDPOINT`: `HixlCSServerRegMem` on a server with a UB endpoint (hicann/hixl
+/// `src/hixl/cs/hixl_cs_server.cc`, `HixlCSServer::RegisterMem`, the same in tag v9.1.0 and
+/// master): a type neither host nor device is refused ("invalid mem type"); then each endpoint
+/// registers the memory it is for (`ShouldRegisterEndpointForMem`: a non-UB endpoint any memory;
+/// a UB one host memory when it is on the host or maps host memory for the device, a UBC_CTP
+/// device endpoint of a server whose UBC_CTP endpoints are all on the device; device memory
+/// when it is on the device), and none: PARAM_INVALID ("no endpoint matches mem type"). Both
+/// come before any endpoint sees the memory.
+pub fn check_cs_server_endpoints(a: &RegArgs, endpoints: &[CsEndpointFact]) -> Option<Finding> {
+    let ub = |e: &CsEndpointFact| e.protocol == PROTOCOL_UBC_TP || e.protocol == PROTOCOL_UBC_CTP;
+    if a.api != RegApi::CsServer || endpoints.is_empty() || !endpoints.iter().any(ub) {
+        return None;
+    }
+    let listed = endpoints
+        .iter()
+        .take(LIST_MAX)
+        .map(|e| format!("{} on the {}", protocol_name(e.protocol), loc_name(e.loc_type)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !a.type_valid() {
+        return Some(Finding::new(
+            RuleId::HixlRegNoEndpoint,
+            "mem->type",
+            format!(
+                "{} is neither COMM_MEM_TYPE_DEVICE (0) nor COMM_MEM_TYPE_HOST (1), refused on a server with a UB endpoint (\"invalid mem type\"): its endpoints are {listed}",
+                a.ty
+            ),
+            "pass COMM_MEM_TYPE_DEVICE for aclrtMalloc memory or COMM_MEM_TYPE_HOST for host memory",
+        ));
+    }
+    let ctp_all_device = endpoints.iter().all(|e| e.protocol != PROTOCOL_UBC_CTP || e.loc_type == LOC_DEVICE);
+    let host = a.ty == MEM_HOST;
+    let takes = |e: &CsEndpointFact| {
+        !ub(e)
+            || if host {
+                e.loc_type == LOC_HOST || (e.loc_type == LOC_DEVICE && e.protocol == PROTOCOL_UBC_CTP && ctp_all_device)
+            } else {
+                e.loc_type == LOC_DEVICE
+            }
+    };
+    if endpoints.iter().any(takes) {
+        return None;
+    }
+    let (kind, fix) = if host {
+        (
+            "COMM_MEM_TYPE_HOST (host memory)",
+            "create the server with a UB endpoint on the host (loc.locType ENDPOINT_LOC_TYPE_HOST) for host memory, or register device memory (aclrtMalloc) as COMM_MEM_TYPE_DEVICE",
+        )
+    } else {
+        (
+            "COMM_MEM_TYPE_DEVICE (device memory)",
+            "create the server with a UB endpoint on the device (loc.locType ENDPOINT_LOC_TYPE_DEVICE) for device memory, or register host memory as COMM_MEM_TYPE_HOST",
+        )
+    };
+    Some(Finding::new(
+        RuleId::HixlRegNoEndpoint,
+        "mem->type",
+        format!(
+            "is {kind}, which no endpoint of the server takes (\"no endpoint matches mem type\"): its endpoints are {listed} (a UB endpoint takes host memory only on the host, or a UBC_CTP one on the device when all the server's UBC_CTP endpoints are; device memory only on the device)"
+        ),
+        fix,
+    ))
+}

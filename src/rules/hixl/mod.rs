@@ -10,7 +10,9 @@
 
 pub mod adxl;
 pub mod mem;
+mod option_values;
 pub mod options;
+pub mod overlap;
 #[cfg(test)]
 mod tests;
 pub mod transfer;
@@ -18,6 +20,7 @@ pub mod transfer;
 pub use adxl::*;
 pub use mem::*;
 pub use options::*;
+pub use overlap::*;
 pub use transfer::*;
 
 use super::acl::human;
@@ -25,7 +28,7 @@ use super::products;
 use super::{Finding, RuleId};
 use crate::platform::hdk::HdkVersion;
 use crate::state::hixl::HixlReg;
-pub use crate::state::hixl_facts::MemKind;
+pub use crate::state::hixl_facts::{CsEndpointFact, MemKind};
 use crate::state::registry::{Alloc, VmmAttr};
 
 /// `hixl::MEM_DEVICE` / `COMM_MEM_TYPE_DEVICE`.

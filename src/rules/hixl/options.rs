@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 
+use super::option_values::check_settings;
 use super::{Finding, ProductClass, RuleId};
+use crate::platform::release::CannRelease;
 pub use crate::state::hixl_facts::{BufferPool, Engine, OptionsFacts, Transport};
 
 impl Transport {
@@ -203,78 +205,6 @@ struct GlobalConfig {
     local_comm_res_path: Option<String>,
 }
 
-/// An integer field as HIXL reads it (`ParseIntegerFieldInRange` over `JsonToNumber`,
-/// `src/hixl/engine/hixl_options.cc`, `src/hixl/common/json_utils.h`): a JSON integer or a string
-/// holding one (a number with a fraction or an exponent is refused), within `[lo, hi]`.
-/// `None` when absent; `Some(Err)` names what is wrong.
-fn integer_field(obj: &Value, key: &str, lo: i64, hi: i64) -> Option<Result<i64, String>> {
-    let v = obj.get(key)?;
-    let n = match v {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)),
-        Value::String(s) => s.parse::<i64>().ok(),
-        _ => None,
-    };
-    Some(match n {
-        Some(n) if (lo..=hi).contains(&n) => Ok(n),
-        Some(_) => Err(format!("{key} {v} is not in [{lo}, {hi}]")),
-        None => Err(format!("{key} {v} is not an integer")),
-    })
-}
-
-/// The integer settings of a GlobalResourceConfig and their ranges (`hixl_options.cc`;
-/// `kQosMin`/`kQosMax` in `common/hixl_inner_types.h`; the fabric-memory bounds in
-/// `fabric_mem/fabric_mem_config.h`). The fabric-memory ones are read flat and inside a
-/// nested `"fabric_memory"` object (`ParseFabricMemoryConfig`).
-const INTEGER_FIELDS: &[(&str, i64, i64)] = &[
-    ("comm_resource_config.listen_port", 1, 65535),
-    ("comm_resource_config.qos", 0, 7),
-    ("comm_resource_config.max_active_channels", 1, u32::MAX as i64),
-    ("connect_pool.thread_num", 1, 64),
-    ("connect_pool.task_queue_capacity", 1, 65535),
-];
-const FABRIC_FIELDS: &[(&str, i64, i64)] =
-    &[("max_capacity", 1, 1024), ("start_address", 0, 1024), ("task_stream_num", 1, 8)];
-
-/// The numeric and boolean settings HIXL's option parser refuses.
-fn check_settings(v: &Value, facts: &mut OptionsFacts, what: &str) {
-    let mut bad = Vec::new();
-    for (key, lo, hi) in INTEGER_FIELDS {
-        if let Some(Err(e)) = integer_field(v, key, *lo, *hi) {
-            bad.push(e);
-        }
-    }
-    let mut streams = None;
-    let mut unfold = None;
-    let mut fabric = |obj: &Value, prefix: &str, bad: &mut Vec<String>| {
-        for (key, lo, hi) in FABRIC_FIELDS {
-            let name = format!("{prefix}{key}");
-            match integer_field(obj, &name, *lo, *hi) {
-                Some(Ok(n)) if *key == "task_stream_num" => streams = Some(n),
-                Some(Err(e)) => bad.push(format!("{}{e}", if prefix.is_empty() { "fabric_memory." } else { "" })),
-                _ => {}
-            }
-        }
-        let name = format!("{prefix}enable_aicpu_unfold");
-        match obj.get(&name) {
-            Some(Value::Bool(b)) => unfold = Some(*b),
-            Some(other) => bad.push(format!("fabric_memory.enable_aicpu_unfold {other} is not a JSON boolean")),
-            None => {}
-        }
-    };
-    if let Some(nested) = v.get("fabric_memory").filter(|n| n.is_object()) {
-        fabric(nested, "", &mut bad);
-    }
-    fabric(v, "fabric_memory.", &mut bad);
-    if let (true, Some(n)) = (unfold.unwrap_or(true), streams) {
-        if n != 1 {
-            bad.push(format!(
-                "fabric_memory.task_stream_num {n} with aicpu unfold on (the default): only 1 is accepted"
-            ));
-        }
-    }
-    facts.invalid.extend(bad.into_iter().map(|e| format!("{what}: {e}")));
-}
-
 /// The hixl_cs engine's `protocol_desc` check (`src/hixl/engine/endpoint_generator/
 /// endpoint_generator.cc`, `ParseProtocolDesc`, `IsSupportedProtocolDesc`,
 /// `ParseProtocolDescMode`): `protocol:placement`, protocol `roce`, `hccs`, `ub_ctp`, `uboe` or
@@ -333,9 +263,12 @@ fn global_config(text: &str, facts: &mut OptionsFacts, what: &str) -> GlobalConf
         ));
     }
     check_settings(&v, facts, what);
+    // read after 9.1 only (tag v9.1.0 has no local_comm_res_path)
     match v.get("local_comm_res_path") {
         Some(Value::String(s)) if !s.is_empty() => g.local_comm_res_path = Some(s.clone()),
-        Some(_) => facts.invalid.push(format!("{what}: local_comm_res_path must be a non-empty string")),
+        Some(_) => facts
+            .invalid_after_9_1
+            .push(format!("{what}: local_comm_res_path must be a non-empty string (read after 9.1 only)")),
         None => {}
     }
     g
@@ -466,11 +399,18 @@ pub struct EngineChoice {
 
 /// The engine HIXL's factory (`EngineFactory::CreateEngine`) selects: `EnableUseFabricMem=1`
 /// -> fabric memory; a non-empty `LocalCommRes` -> comm, unless its JSON `version` is the
-/// string `"1.3"` (hixl_cs); a non-empty `protocol_desc` -> hixl_cs; an Ascend 950 SoC (a name
-/// containing `Ascend950`) -> hixl_cs; anything else -> comm. `soc` is what
-/// `aclrtGetSocName` answers (`None`: nothing, and the factory falls back to comm).
-pub fn select_engine(o: &OptionsFacts, soc: Option<&str>) -> EngineChoice {
-    let choice = |engine, reason: String| EngineChoice { engine, reason };
+/// string `"1.3"` (hixl_cs); a non-empty `protocol_desc` -> hixl_cs; after 9.1 only (hicann/hixl
+/// bb0d0f6), an Ascend 950 SoC (a name containing `Ascend950`, the vendor's `SocType::kV5`) ->
+/// hixl_cs; anything else -> comm. `soc` is what `aclrtGetSocName` answers (`None`: nothing,
+/// and the factory falls back to comm); `release` the CANN release when it was read (`None`:
+/// only assumed). `Err` says why the engine is unknown: an Ascend 950 with none of the options
+/// that choose, on a release regcheck could not read (tag v9.1.0's factory has no SoC branch).
+pub fn select_engine(
+    o: &OptionsFacts,
+    soc: Option<&str>,
+    release: Option<CannRelease>,
+) -> Result<EngineChoice, String> {
+    let choice = |engine, reason: String| Ok(EngineChoice { engine, reason });
     if o.fabric_mem {
         return choice(Engine::FabricMem, "EnableUseFabricMem=1".into());
     }
@@ -484,10 +424,18 @@ pub fn select_engine(o: &OptionsFacts, soc: Option<&str>) -> EngineChoice {
     if o.protocol_desc {
         return choice(Engine::HixlCs, "comm_resource_config.protocol_desc is configured".into());
     }
-    match soc {
-        Some(s) if s.contains("Ascend950") => choice(Engine::HixlCs, format!("SoC {s} is an Ascend 950")),
-        Some(s) => choice(Engine::Comm, format!("default options on SoC {s}")),
-        None => choice(Engine::Comm, "default options, SoC unknown (aclrtGetSocName gave nothing)".into()),
+    match (soc, release) {
+        (Some(s), Some(r)) if s.contains("Ascend950") && r.after_9_1() => {
+            choice(Engine::HixlCs, format!("SoC {s} is an Ascend 950, CANN {r}"))
+        }
+        (Some(s), Some(r)) if s.contains("Ascend950") => {
+            choice(Engine::Comm, format!("default options on SoC {s}: CANN {r} selects no engine by the SoC"))
+        }
+        (Some(s), None) if s.contains("Ascend950") => Err(format!(
+            "default options on SoC {s}, an Ascend 950: releases after 9.1 select hixl_cs there, CANN 9.1.0 the comm engine, and the release is not known (set REGCHECK_CANN_VERSION)"
+        )),
+        (Some(s), _) => choice(Engine::Comm, format!("default options on SoC {s}")),
+        (None, _) => choice(Engine::Comm, "default options, SoC unknown (aclrtGetSocName gave nothing)".into()),
     }
 }
 
@@ -514,10 +462,20 @@ fn local_comm_res_path_problem(o: &OptionsFacts) -> Option<String> {
     }
 }
 
-/// `HIXL-INIT-OPTIONS`: what the selected engine's `Initialize` refuses (PARAM_INVALID).
-pub fn check_options(o: &OptionsFacts, e: &EngineChoice) -> Vec<Finding> {
+/// `HIXL-INIT-OPTIONS`: what the selected engine's `Initialize` refuses (PARAM_INVALID). `e`:
+/// the engine (`None`: unknown, and what depends on it is not judged); `release`: the CANN
+/// release when it was read (`None`: assumed, and what only some releases refuse is not judged).
+pub fn check_options(o: &OptionsFacts, e: Option<&EngineChoice>, release: Option<CannRelease>) -> Vec<Finding> {
     let mut problems: Vec<String> = o.invalid.clone();
-    problems.extend(local_comm_res_path_problem(o));
+    if release.is_some_and(CannRelease::after_9_1) {
+        problems.extend(o.invalid_after_9_1.iter().cloned());
+    }
+    if release.is_some_and(CannRelease::after_9_1) {
+        problems.extend(local_comm_res_path_problem(o));
+    }
+    let Some(e) = e else {
+        return findings_of(problems, "the engine is unknown");
+    };
     if e.engine == Engine::HixlCs {
         problems.extend(protocol_desc_problems(&o.protocol_desc_entries));
     }
@@ -535,13 +493,17 @@ pub fn check_options(o: &OptionsFacts, e: &EngineChoice) -> Vec<Finding> {
             e.engine.name()
         )),
     }
+    findings_of(problems, &format!("on the {} engine ({})", e.engine.name(), e.reason))
+}
+
+fn findings_of(problems: Vec<String>, engine: &str) -> Vec<Finding> {
     problems
         .into_iter()
         .map(|p| {
             Finding::new(
                 RuleId::HixlInitOptions,
                 "options",
-                format!("{p}: HIXL's Initialize refuses it (PARAM_INVALID) on the {} engine ({})", e.engine.name(), e.reason),
+                format!("{p}: HIXL's Initialize refuses it (PARAM_INVALID) {engine}"),
                 "fix or drop the option (see the HIXL options reference); regcheck forwards the call and the vendor answers",
             )
         })
@@ -591,7 +553,8 @@ mod option_table_tests {
 
     fn refused(json: &str, soc: Option<&str>) -> Vec<String> {
         let o = parse_options(&[(option::GLOBAL_RESOURCE_CONFIG.to_string(), json.to_string())]);
-        check_options(&o, &select_engine(&o, soc)).into_iter().map(|f| f.problem).collect()
+        let r = CannRelease::parse("9.2.0");
+        check_options(&o, select_engine(&o, soc, r).ok().as_ref(), r).into_iter().map(|f| f.problem).collect()
     }
 
     #[test]
@@ -627,6 +590,72 @@ mod option_table_tests {
     }
 
     #[test]
+    fn fractions_and_booleans_are_refused_after_9_1_only() {
+        // hicann/hixl 1577fcd (json_utils_ut.cc FloatValueThrows); tag v9.1.0's JsonToNumber
+        // reads them with nlohmann's get<T> (truncated, true 1)
+        let judge = |json: &str, release: Option<&str>| {
+            let o = parse_options(&[(option::GLOBAL_RESOURCE_CONFIG.to_string(), json.to_string())]);
+            let r = release.and_then(CannRelease::parse);
+            check_options(&o, select_engine(&o, None, r).ok().as_ref(), r)
+                .into_iter()
+                .map(|f| f.problem)
+                .collect::<Vec<_>>()
+        };
+        for json in [
+            r#"{"comm_resource_config.listen_port": 1.5}"#,
+            r#"{"comm_resource_config.qos": 7.9}"#,
+            r#"{"comm_resource_config.qos": true}"#,
+            r#"{"fabric_memory": {"max_capacity": 2e1}}"#,
+        ] {
+            let after = judge(json, Some("9.2.0"));
+            assert!(after.len() == 1 && after[0].contains("1577fcd"), "{json}: {after:?}");
+            assert!(judge(json, Some("9.1.0")).is_empty(), "{json}: 9.1.0 converts it");
+            assert!(judge(json, None).is_empty(), "{json}: not judged on an assumed release");
+        }
+        // tag v9.1.0's own parser: no range for connect_pool's, listen_port wrapped to 32 bits,
+        // no aicpu unfold, no local_comm_res_path
+        for json in [
+            r#"{"connect_pool.thread_num": 65}"#,
+            r#"{"comm_resource_config.listen_port": 4294967297}"#,
+            r#"{"fabric_memory": {"task_stream_num": "4"}}"#,
+            r#"{"fabric_memory.enable_aicpu_unfold": "true"}"#,
+            r#"{"local_comm_res_path": "/nonexistent/lcr.json"}"#,
+        ] {
+            assert_eq!(judge(json, Some("9.2.0")).len(), 1, "{json}");
+            assert!(judge(json, Some("9.1.0")).is_empty(), "{json}: {:?}", judge(json, Some("9.1.0")));
+            assert!(judge(json, None).is_empty(), "{json}");
+        }
+        // out of range once converted: refused by every release
+        for json in [
+            r#"{"comm_resource_config.qos": 8.5}"#,
+            r#"{"comm_resource_config.listen_port": false}"#,
+            r#"{"comm_resource_config.listen_port": "4294967297"}"#,
+            r#"{"comm_resource_config.listen_port": 4294967296}"#,
+        ] {
+            for r in [Some("9.1.0"), Some("9.2.0"), None] {
+                assert_eq!(judge(json, r).len(), 1, "{json} {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_engine_on_an_ascend_950_with_default_options_is_the_releases() {
+        let o = OptionsFacts::default();
+        let soc = Some("Ascend950PR_9579");
+        assert_eq!(select_engine(&o, soc, CannRelease::parse("9.2.0")).unwrap().engine, Engine::HixlCs);
+        assert_eq!(select_engine(&o, soc, CannRelease::parse("9.1.0")).unwrap().engine, Engine::Comm);
+        let why = select_engine(&o, soc, None).unwrap_err();
+        assert!(why.contains("REGCHECK_CANN_VERSION"), "{why}");
+        // elsewhere, and with options that choose, the release does not matter
+        assert_eq!(select_engine(&o, Some("Ascend910B1"), None).unwrap().engine, Engine::Comm);
+        let cs = parse_options(&[(
+            option::GLOBAL_RESOURCE_CONFIG.to_string(),
+            r#"{"comm_resource_config.protocol_desc": "roce:device"}"#.to_string(),
+        )]);
+        assert_eq!(select_engine(&cs, soc, None).unwrap().engine, Engine::HixlCs);
+    }
+
+    #[test]
     fn the_hixl_cs_engine_checks_protocol_desc() {
         // endpoint_generator.cc ParseProtocolDesc: roce, hccs, ub_ctp, uboe, ub_rtp; host or device
         for ok in [r#"["roce:host", "hccs:device"]"#, r#"["ub_ctp:host", "ub_ctp:device"]"#, r#""ub_rtp:device""#] {
@@ -651,7 +680,8 @@ mod option_table_tests {
             ),
             (option::LOCAL_COMM_RES.to_string(), r#"{"version": "1.2"}"#.to_string()),
         ]);
-        assert!(check_options(&o, &select_engine(&o, None)).is_empty());
+        let r = CannRelease::parse("9.2.0");
+        assert!(check_options(&o, select_engine(&o, None, r).ok().as_ref(), r).is_empty());
     }
 
     #[test]
@@ -672,7 +702,8 @@ mod option_table_tests {
             format!(r#"{{"local_comm_res_path": {:?}}}"#, missing.to_str().unwrap()),
         )]);
         o.set_local_comm_res_from_file(r#"{"version": "1.2"}"#);
-        assert!(check_options(&o, &select_engine(&o, None)).is_empty());
+        let r = CannRelease::parse("9.2.0");
+        assert!(check_options(&o, select_engine(&o, None, r).ok().as_ref(), r).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,7 +9,7 @@ fn hixl(addr: usize, len: u64, ty: i64) -> RegArgs {
 }
 
 fn reg(handle: usize, addr: usize, len: u64, kind: MemKind) -> HixlReg {
-    HixlReg { handle, addr, len, kind, tag: String::new() }
+    HixlReg { handle, addr, len, kind, tag: String::new(), site: 0 }
 }
 
 fn rules(v: &[Finding]) -> Vec<RuleId> {
@@ -346,47 +346,47 @@ fn option_forms_and_engine_selection() {
     ]);
     assert!(clean(&legacy), "{legacy:?}");
     assert_eq!(legacy.buffer_pool, BufferPool::Disabled);
-    let e = select_engine(&legacy, a2);
+    let e = sel(&legacy, a2);
     assert_eq!(e.engine, Engine::Comm, "{}", e.reason);
-    assert!(check_options(&legacy, &e).is_empty());
+    assert!(chk(&legacy, &e).is_empty());
     // LocalCommRes 1.3: hixl_cs, whatever else is given.
     let v13 = o(&[("LocalCommRes", r#"{"version": "1.3"}"#), ("GlobalResourceConfig", "")]);
-    assert_eq!(select_engine(&v13, a2).engine, Engine::HixlCs);
+    assert_eq!(sel(&v13, a2).engine, Engine::HixlCs);
     let num = o(&[("adxl.LocalCommRes", r#"{"version": 1.3}"#)]);
-    assert_eq!(select_engine(&num, a2).engine, Engine::Comm, "a number is not the string \"1.3\"");
+    assert_eq!(sel(&num, a2).engine, Engine::Comm, "a number is not the string \"1.3\"");
     // protocol_desc lists: hixl_cs.
     for desc in [r#""roce:device""#, r#"["hccs:device"]"#, r#"["ub_ctp:host","ub_ctp:device"]"#] {
         let f = o(&[("GlobalResourceConfig", &format!(r#"{{"comm_resource_config.protocol_desc": {desc}}}"#))]);
         assert!(clean(&f), "{desc}: {f:?}");
-        let e = select_engine(&f, a2);
+        let e = sel(&f, a2);
         assert_eq!(e.engine, Engine::HixlCs, "{desc}");
-        assert!(check_options(&f, &e).is_empty(), "{desc}");
+        assert!(chk(&f, &e).is_empty(), "{desc}");
     }
     let empty = o(&[("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": []}"#)]);
-    assert_eq!(select_engine(&empty, a2).engine, Engine::Comm, "an empty list selects nothing");
+    assert_eq!(sel(&empty, a2).engine, Engine::Comm, "an empty list selects nothing");
     // Fabric memory first of all.
     let fm = o(&[("EnableUseFabricMem", "1"), ("LocalCommRes", r#"{"version": "1.3"}"#)]);
-    assert_eq!(select_engine(&fm, a2).engine, Engine::FabricMem);
-    // The SoC last: an Ascend 950 selects hixl_cs; anything else, or nothing, comm.
+    assert_eq!(sel(&fm, a2).engine, Engine::FabricMem);
+    // The SoC last: an Ascend 950 selects hixl_cs (after 9.1); anything else, or nothing, comm.
     let none = o(&[]);
-    assert_eq!(select_engine(&none, Some("Ascend950PR_9579")).engine, Engine::HixlCs);
-    assert_eq!(select_engine(&none, Some("Ascend910_9391")).engine, Engine::Comm);
-    assert_eq!(select_engine(&none, None).engine, Engine::Comm);
+    assert_eq!(sel(&none, Some("Ascend950PR_9579")).engine, Engine::HixlCs, "after 9.1");
+    assert_eq!(sel(&none, Some("Ascend910_9391")).engine, Engine::Comm);
+    assert_eq!(sel(&none, None).engine, Engine::Comm);
     // What the engines' Initialize refuses.
     let bp = o(&[
         ("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": "roce:device"}"#),
         ("BufferPool", "4:8"),
     ]);
-    let f = check_options(&bp, &select_engine(&bp, a2));
+    let f = chk(&bp, &sel(&bp, a2));
     assert_eq!(rules(&f), vec![RuleId::HixlInitOptions]);
     assert!(f[0].problem.contains("hixl_cs"), "{}", f[0].problem);
     let efm0 = o(&[
         ("EnableUseFabricMem", "0"),
         ("GlobalResourceConfig", r#"{"comm_resource_config.protocol_desc": "roce:device"}"#),
     ]);
-    assert!(check_options(&efm0, &select_engine(&efm0, a2))[0].problem.contains("EnableUseFabricMem"));
+    assert!(chk(&efm0, &sel(&efm0, a2))[0].problem.contains("EnableUseFabricMem"));
     let bad = o(&[("AutoConnect", ""), ("EnableUseFabricMem", "2"), ("Nope", "1"), ("BufferPool", "x")]);
-    assert_eq!(check_options(&bad, &select_engine(&bad, a2)).len(), 4, "{bad:?}");
+    assert_eq!(chk(&bad, &sel(&bad, a2)).len(), 4, "{bad:?}");
     assert_eq!(BufferPool::parse("4:8"), BufferPool::Sized { count: 4, mb: 8 });
     assert!(matches!(BufferPool::parse("0:8"), BufferPool::Invalid(_)));
     assert!(BufferPool::parse("").stages() && !BufferPool::parse("0:0").stages());
@@ -471,8 +471,8 @@ fn option_json_never_panics() {
             let t = &text[..cut];
             for key in ["GlobalResourceConfig", "LocalCommRes", "BufferPool", "AutoConnect", "EnableUseFabricMem"] {
                 let f = parse_options(&[(key.to_string(), t.to_string())]);
-                let _ = select_engine(&f, Some("Ascend950PR_9579"));
-                let _ = check_options(&f, &select_engine(&f, None));
+                let _ = select_engine(&f, Some("Ascend950PR_9579"), None);
+                let _ = chk(&f, &sel(&f, None));
             }
             let _ = parse_cs_config(Some(t));
         }
@@ -842,4 +842,42 @@ fn transfer_findings_come_in_the_vendors_order() {
         assert_eq!(rules(&check_transfer("T", b"b", e, &[op(1, 0, 1)], regd, none)), vec![empty, not_connected]);
         assert_eq!(rules(&check_transfer("T", b"b", e, &[op(1, 1, 0)], regd, none)), vec![not_connected, empty]);
     }
+}
+
+/// The engine selected on the vendor's master (CANN 9.2.0).
+fn sel(o: &OptionsFacts, soc: Option<&str>) -> EngineChoice {
+    select_engine(o, soc, crate::platform::release::CannRelease::parse("9.2.0")).expect("a known release")
+}
+
+/// `check_options` on the vendor's master (CANN 9.2.0).
+fn chk(o: &OptionsFacts, e: &EngineChoice) -> Vec<Finding> {
+    check_options(o, Some(e), crate::platform::release::CannRelease::parse("9.2.0"))
+}
+
+#[test]
+fn a_hixl_cs_server_with_ub_endpoints_registers_only_what_an_endpoint_takes() {
+    // hicann/hixl hixl_cs_server.cc ShouldRegisterEndpointForMem (tag v9.1.0 and master)
+    let ep = |protocol, loc_type| CsEndpointFact { protocol, loc_type };
+    let (ctp, tp, roce, uboe, dev, host) = (4, 5, 1, 7, 0, 1);
+    let reg = |ty| RegArgs { api: RegApi::CsServer, addr: 0x1000, len: 4096, ty };
+    let refused = |ty, eps: &[CsEndpointFact]| check_cs_server_endpoints(&reg(ty), eps).map(|f| f.problem);
+    // test_hixl_cs_server.cc:321: a device-only UBC_TP server refuses host memory
+    let p = refused(MEM_HOST, &[ep(tp, dev)]).expect("refused");
+    assert!(p.contains("no endpoint matches mem type") && p.contains("UBC_TP on the device"), "{p}");
+    assert_eq!(refused(MEM_DEVICE, &[ep(tp, dev)]), None);
+    let p = refused(MEM_DEVICE, &[ep(ctp, host)]).expect("refused");
+    assert!(p.contains("COMM_MEM_TYPE_DEVICE"), "{p}");
+    // :284, :349, :418: a host endpoint, UBC_CTP all on the device (maps host memory), or a
+    // non-UB endpoint takes host memory
+    assert_eq!(refused(MEM_HOST, &[ep(ctp, host), ep(tp, dev)]), None);
+    assert_eq!(refused(MEM_HOST, &[ep(ctp, dev), ep(tp, dev)]), None);
+    assert_eq!(refused(MEM_HOST, &[ep(tp, dev), ep(roce, dev)]), None);
+    assert_eq!(refused(MEM_HOST, &[ep(tp, dev), ep(uboe, dev)]), None);
+    // a UBC_CTP host endpoint makes the device UBC_CTP one stop mapping host memory
+    assert!(refused(MEM_DEVICE, &[ep(ctp, host)]).is_some());
+    // a type neither host nor device, with a UB endpoint: "invalid mem type"
+    assert!(refused(5, &[ep(tp, host), ep(tp, dev)]).unwrap().contains("invalid mem type"));
+    // without a UB endpoint nothing is said; nor for the client or the C++ members
+    assert_eq!(refused(5, &[ep(roce, dev)]), None);
+    assert_eq!(check_cs_server_endpoints(&RegArgs { api: RegApi::CsClient, ..reg(MEM_HOST) }, &[ep(tp, dev)]), None);
 }
