@@ -193,6 +193,30 @@ fn unaligned_device_memory_warns() {
     }
 }
 
+/// vllm-ascend #10724: two comm engines of one process register the same KV region and both
+/// deregister it at shutdown. The comm engine registers with HCCL's global memory, which keeps
+/// one handle, not counted, for identical registrations: both engines hold it, the first
+/// deregistration drops it, and the second answers 103900 (HCCL's "memHandle is invalid",
+/// HCCL_E_PARA). regcheck does not change that answer, and names the other engine's
+/// deregistration of the identical region and where it was made.
+#[test]
+fn a_second_engines_deregistration_of_a_shared_region_fails_vllm_ascend_10724() {
+    let b = bare("shared_region");
+    let want = [("register_a", 0), ("register_b", 0), ("deregister_a", 0), ("deregister_b", 103900)];
+    let got = b.rc_lines();
+    for (label, code) in want {
+        assert!(got.contains(&(label.to_string(), code)), "{label} {code}: {}", b.dump());
+    }
+    assert!(b.stdout.contains("value same_handle 1"), "{}", b.dump());
+    assert!(b.stderr.contains("memHandle[") && b.stderr.contains("] is invalid"), "{}", b.dump());
+    for o in each_mode("shared_region", &[], &[]) {
+        let l = logged(&o, "warning", "HIXL-DEREG-UNKNOWN", "AdxlEngine::DeregisterMem");
+        assert_eq!(l.len(), 1, "{}", o.dump());
+        assert!(l[0].contains("HCCL") && l[0].contains("adxl_scenarios.cpp:248"), "{}", l[0]);
+        assert_eq!(o.sim_calls("HcclDeregisterGlobalMem"), 3, "{}", o.dump());
+    }
+}
+
 /// With a panic forced in the check or the record phase of every interposed ADXL member, each
 /// call still reaches the vendor (with the check's panic, every call: each returns what it
 /// returns without regcheck), and the failure is logged naming the member, once per call the

@@ -2,12 +2,14 @@
 // cites the vendor code each behaviour follows).
 #include "hixl_engine.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 #include <chrono>
 
 #include "acl/acl_rt.h"
 #include "aclsim.h"
+#include "hccl/hccl_mem.h"
 
 namespace aclsim {
 
@@ -31,7 +33,93 @@ constexpr int kConnectWorkers = 2;
 
 bool IsHost(const RegTable::Reg *r) { return r == nullptr || r->host; }  // unregistered counts as host
 
+// HCCL's global-memory registration as the comm engine reaches it (hicann/hixl
+// src/llm_datadist/comm_adapter/comm_adapter.cc, CommAdapter::LoadSo): dlopen("libhcomm.so",
+// RTLD_NOW | RTLD_GLOBAL) once per process, then dlsym. Loaded at the comm engine's Initialize
+// (AdxlInnerEngine::Initialize); a library or function missing fails it.
+using HcclRegisterFn = HcclResult (*)(CommMem *, void **);
+using HcclDeregisterFn = HcclResult (*)(void *);
+struct HcclFns {
+  HcclRegisterFn reg = nullptr;
+  HcclDeregisterFn dereg = nullptr;
+};
+
+const HcclFns *LoadHccl() {
+  static std::mutex mu;
+  static HcclFns fns;
+  std::lock_guard<std::mutex> g(mu);
+  if (fns.reg == nullptr || fns.dereg == nullptr) {
+    void *so = dlopen("libhcomm.so", RTLD_NOW | RTLD_GLOBAL);
+    if (so == nullptr) {
+      Log("CommAdapter initialize failed: open hccl so:libhcomm.so failed");
+      return nullptr;
+    }
+    fns.reg = reinterpret_cast<HcclRegisterFn>(dlsym(so, "HcclRegisterGlobalMem"));
+    fns.dereg = reinterpret_cast<HcclDeregisterFn>(dlsym(so, "HcclDeregisterGlobalMem"));
+    if (fns.reg == nullptr || fns.dereg == nullptr) {
+      Log("CommAdapter initialize failed: failed to get function HcclRegisterGlobalMem/HcclDeregisterGlobalMem");
+      return nullptr;
+    }
+  }
+  return &fns;
+}
+
+// ConvertCommErrorToAdxlStatus (src/llm_datadist/adxl/adxl_utils.cc)
+uint32_t FromHccl(HcclResult r) {
+  switch (r) {
+    case HCCL_SUCCESS: return hixl::SUCCESS;
+    case HCCL_E_PARA: return hixl::PARAM_INVALID;
+    case HCCL_E_TIMEOUT: return hixl::TIMEOUT;
+    case HCCL_E_NOT_SUPPORT: return hixl::UNSUPPORTED;
+    default: return hixl::FAILED;
+  }
+}
+
+// hixl::TemporaryRtContext (src/hixl/common/hixl_utils.cc): the engine's context for a scope;
+// the caller's restored only when it had one.
+class EngineContext {
+ public:
+  explicit EngineContext(void *ctx) {
+    (void)aclrtGetCurrentContext(&prev_);
+    if (ctx != nullptr && prev_ != ctx) (void)aclrtSetCurrentContext(ctx);
+  }
+  ~EngineContext() {
+    if (prev_ != nullptr) (void)aclrtSetCurrentContext(prev_);
+  }
+  EngineContext(const EngineContext &) = delete;
+  EngineContext &operator=(const EngineContext &) = delete;
+
+ private:
+  aclrtContext prev_ = nullptr;
+};
+
 }  // namespace
+
+uint32_t Engine::HcclRegister(uintptr_t addr, size_t len, int type, void *&handle) {
+  const HcclFns *hccl = LoadHccl();
+  if (hccl == nullptr) return hixl::FAILED;
+  CommMem mem{type == 0 ? COMM_MEM_TYPE_DEVICE : COMM_MEM_TYPE_HOST, reinterpret_cast<void *>(addr),
+              static_cast<uint64_t>(len)};
+  HcclResult r;
+  {
+    EngineContext scope(ctx_);
+    r = hccl->reg(&mem, &handle);
+  }
+  if (r != HCCL_SUCCESS) Log("Failed to register mem, HcclRegisterGlobalMem ret:%d", static_cast<int>(r));
+  return FromHccl(r);
+}
+
+uint32_t Engine::HcclDeregister(void *handle) {
+  const HcclFns *hccl = LoadHccl();
+  if (hccl == nullptr) return hixl::FAILED;
+  HcclResult r;
+  {
+    EngineContext scope(ctx_);
+    r = hccl->dereg(handle);
+  }
+  if (r != HCCL_SUCCESS) Log("Failed to deregister mem, HcclDeregisterGlobalMem ret:%d", static_cast<int>(r));
+  return FromHccl(r);
+}
 
 bool Engine::Initialized() {
   std::lock_guard<std::mutex> g(mu_);
@@ -46,6 +134,7 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
   auto_connect_ = o.auto_connect;
   rc = CheckEngineOptions(kind_, o, pool_bytes_);
   if (rc != hixl::SUCCESS) return rc;
+  if (kind_ == EngineKind::kComm && LoadHccl() == nullptr) return hixl::FAILED;  // CommAdapter::Initialize
   std::string ip;
   int port = -1;
   if (!ParseEndpoint(name_, ip, port) || port > 65535) {
@@ -88,9 +177,15 @@ uint32_t Engine::Initialize(const std::map<std::string, std::string> &options) {
         return hixl::FAILED;
       }
       pool_mem_.push_back(p);
-      void *handle = nullptr;  // registered like the vendor's (device memory), not by the caller
+      void *handle = nullptr;  // registered like the vendor's (device memory, with HCCL), not by the caller
+      if (HcclRegister(reinterpret_cast<uintptr_t>(p), static_cast<size_t>(pool_bytes_), 0, handle) != hixl::SUCCESS) {
+        Finalize();
+        return hixl::FAILED;
+      }
       std::lock_guard<std::mutex> g(mu_);
-      (void)regs_.Add(reinterpret_cast<uintptr_t>(p), static_cast<size_t>(pool_bytes_), 0, "buffer_pool", handle);
+      hccl_handles_.insert(handle);
+      regs_.Insert(handle, RegTable::Reg{reinterpret_cast<uintptr_t>(p), static_cast<size_t>(pool_bytes_), false,
+                                         "buffer_pool"});
     }
   }
   {
@@ -127,6 +222,14 @@ void Engine::Finalize() {
   for (auto &kv : links) kv.second->link->Close();
   service_.Stop();
   listening_ = false;
+  // the comm engine gives HCCL back every handle it still holds, errors ignored
+  // (ChannelMsgHandler::Finalize), before its pool memory goes
+  std::set<void *> handles;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    handles.swap(hccl_handles_);
+  }
+  for (void *h : handles) (void)HcclDeregister(h);
   for (void *p : pool_mem_) (void)aclrtFree(p);
   pool_mem_.clear();
   if (ctx_ != nullptr) {
@@ -141,14 +244,41 @@ void Engine::Finalize() {
 }
 
 uint32_t Engine::RegisterMem(uintptr_t addr, size_t len, int type, void *&handle) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!initialized_) return hixl::FAILED;
+    if (kind_ != EngineKind::kComm) return regs_.Add(addr, len, type, std::string(), handle);
+  }
+  // The comm engine (ChannelMsgHandler::RegisterMem): the range must not wrap; then HCCL decides
+  // (no overlap or length check of its own): an identical registration, by this engine or any
+  // other user on the device, gets HCCL's one shared handle.
+  if (addr + len < addr) return hixl::PARAM_INVALID;
+  void *h = nullptr;
+  uint32_t rc = HcclRegister(addr, len, type, h);
+  if (rc != hixl::SUCCESS) return rc;
   std::lock_guard<std::mutex> g(mu_);
-  if (!initialized_) return hixl::FAILED;
-  return regs_.Add(addr, len, type, std::string(), handle);
+  if (hccl_handles_.insert(h).second) regs_.Insert(h, RegTable::Reg{addr, len, type != 0, std::string()});
+  handle = h;
+  return hixl::SUCCESS;
 }
 
 uint32_t Engine::DeregisterMem(void *handle) {
-  std::lock_guard<std::mutex> g(mu_);
+  std::unique_lock<std::mutex> g(mu_);
   if (!initialized_) return hixl::FAILED;
+  if (kind_ == EngineKind::kComm) {
+    // ChannelMsgHandler::DeregisterMem: a handle this engine does not hold is SUCCESS (a
+    // warning); else its range goes, then HCCL's registration, whose failure is the answer
+    // (the handle then stays held). HCCL keeps one handle for identical registrations, with no
+    // count: once another user deregistered it, HCCL answers HCCL_E_PARA, so PARAM_INVALID.
+    if (hccl_handles_.count(handle) == 0) return hixl::SUCCESS;
+    regs_.Remove(handle);
+    g.unlock();
+    uint32_t rc = HcclDeregister(handle);
+    if (rc != hixl::SUCCESS) return rc;
+    g.lock();
+    hccl_handles_.erase(handle);
+    return hixl::SUCCESS;
+  }
   if (regs_.All().count(handle) == 0) return hixl::SUCCESS;  // unknown or already deregistered
   // hixl_cs and fabric memory refuse while this engine has channels of its own (its clients)
   if (kind_ != EngineKind::kComm && !links_.empty()) {

@@ -109,6 +109,10 @@ class Engine {
     int timeout_ms;
   };
 
+  // The comm engine's registration with HCCL's global memory (ChannelMsgHandler::RegisterMem /
+  // DeregisterMem): HCCL's code mapped as ConvertCommErrorToAdxlStatus does.
+  uint32_t HcclRegister(uintptr_t addr, size_t len, int type, void *&handle);
+  uint32_t HcclDeregister(void *handle);
   uint32_t Serve(Service::Conn &conn, const WireReq &req, const std::string &payload, std::string &rsp);
   std::shared_ptr<Peer> FindPeer(const std::string &remote);
   // Checks the ops and decides direct or staged; returns SUCCESS or the vendor's code.
@@ -130,6 +134,9 @@ class Engine {
   bool listening_ = false;
   bool auto_connect_ = false;  // AutoConnect=1: transfers link (and unlink on failure) by themselves
   RegTable regs_;
+  // The comm engine: the HCCL handles it was given (the vendor's handle_to_addr_; a handle whose
+  // HCCL deregistration failed stays, its range gone from regs_, as in the vendor's)
+  std::set<void *> hccl_handles_;
   std::map<std::string, std::shared_ptr<Peer>> links_;  // outgoing, by remote name
   std::vector<std::pair<std::string, std::string>> inbox_;
   std::map<void *, AsyncReq> reqs_;

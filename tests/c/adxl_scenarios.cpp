@@ -232,6 +232,21 @@ int Run(const std::string &s) {
     rc("disconnect", a.Disconnect(kB, 1000));
     rc("deregister_src", a.DeregisterMem(hs));
     rc("deregister_dev", b.DeregisterMem(hd));
+  } else if (s == "shared_region") {
+    // vllm-ascend #10724: two comm engines (no LocalCommRes, as Mooncake's older transport) of
+    // one process register the same KV region, and both deregister it at shutdown. HCCL gives
+    // both the one handle of that region; the first deregistration drops it.
+    Options comm;
+    comm[adxl::OPTION_BUFFER_POOL] = "0:0";
+    Init(a, kA, comm);
+    Init(b, kB, comm);
+    uintptr_t dev = MallocDev(kLen);
+    MemHandle ha, hb;
+    rc("register_a", Reg(a, dev, kLen, adxl::MEM_DEVICE, &ha));
+    rc("register_b", Reg(b, dev, kLen, adxl::MEM_DEVICE, &hb));
+    value("same_handle", ha == hb ? 1 : 0);
+    rc("deregister_a", a.DeregisterMem(ha));
+    rc("deregister_b", b.DeregisterMem(hb));
   } else if (s == "unaligned") {
     // Device memory registered 4 KiB past a 2 MiB boundary (HCCS wants 2 MiB).
     Init(a, kA);

@@ -61,9 +61,10 @@ fn argument_rules_reject_before_the_vendor() {
     let outs = Case {
         scenario: "args",
         env: &[],
-        // len 0: the default (comm) engine records the empty region, so it is only warned.
-        // type 7: the vendor treats it as host memory and accepts it, so it is only warned.
-        codes: &[("null_addr", 103900), ("len_zero", 0), ("overflow", 103900), ("memtype", 0)],
+        // len 0: the default (comm) engine's HCCL refuses it (HCCL_E_PARA, 103900); regcheck
+        // warns and forwards. type 7: the vendor treats it as host memory and accepts it, so it
+        // is only warned.
+        codes: &[("null_addr", 103900), ("len_zero", 103900), ("overflow", 103900), ("memtype", 0)],
         rules: &["HIXL-REG-NULL-ADDR", "HIXL-REG-LEN-ZERO", "HIXL-REG-RANGE-OVERFLOW", "HIXL-REG-MEMTYPE"],
         absent: &[],
         forwarded: &[(REG, 2)],
@@ -72,10 +73,11 @@ fn argument_rules_reject_before_the_vendor() {
     assert!(outs[0].stderr.contains("`mem.len`"), "the argument is named");
     assert_warned(&outs, "HIXL-REG-LEN-ZERO");
     assert_warned(&outs, "HIXL-REG-MEMTYPE");
-    // Bare, the vendor accepts len 0 and type 7 (it treats 7 as host memory).
+    // Bare, the comm engine's HCCL refuses len 0 (hicann/hcomm `GlobalMemRegMgr::Reg`) and the
+    // vendor accepts type 7 (it treats 7 as host memory).
     let b = bare("args", &[]);
     let got: Vec<u32> = codes(&b).into_iter().map(|(_, c)| c).collect();
-    assert_eq!(got, vec![103900, 0, 103900, 0], "{}", b.dump());
+    assert_eq!(got, vec![103900, 103900, 103900, 0], "{}", b.dump());
 }
 
 #[test]

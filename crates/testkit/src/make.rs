@@ -147,7 +147,8 @@ const SIM_LIBS: &[SimLib] = &[
             // hixl::FabricMemTransferService::MallocMem/FreeMem, which the vendor's benchmarks call
             "standins/fabric_mem_service.cpp",
         ],
-        link: &["-lascendcl", "-Wl,-rpath,$ORIGIN"],
+        // -ldl: the comm engine dlopens libhcomm.so (HCCL's global memory), as the vendor's does
+        link: &["-lascendcl", "-ldl", "-Wl,-rpath,$ORIGIN"],
     },
     // ADXL: adxl::AdxlEngine, a front end over libcann_hixl.so's engines (as the vendor's links
     // cann_hixl)

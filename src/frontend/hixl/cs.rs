@@ -354,6 +354,7 @@ pub unsafe fn cs_unreg_mem(side: CsSide, h: *mut c_void, mem_handle: *mut c_void
                     },
                     live: ep.and_then(|e| e.regs.get(mh)),
                     other_owner: None,
+                    dropped_by: None,
                     links: None,
                     engine: None,
                 };

@@ -485,6 +485,14 @@ pub fn registered_in_allocation(ptr: usize) -> Vec<ddrules::FreedReg> {
         // an HCCL registration the comm backend made for a region already listed
         let mut seen = std::collections::BTreeSet::new();
         live.retain(|r| seen.insert((r.addr, r.len)) || !r.by.starts_with("Hccl"));
+        // the HCCL registration a comm engine's RegisterMem made: listed as the engine's
+        let engines: std::collections::BTreeSet<(usize, u64)> = s
+            .hixl
+            .instances
+            .values()
+            .flat_map(|i| i.regs.iter().filter(|r| r.kind == MemKind::Device).map(|r| (r.addr, r.len)))
+            .collect();
+        live.retain(|r| !(r.by.starts_with("Hccl") && engines.contains(&(r.addr, r.len))));
         for (this, i) in &s.hixl.instances {
             for r in i.regs.iter().filter(|r| r.kind == MemKind::Device && r.addr < end && r.end() > ptr) {
                 live.push(crate::state::datadist::LiveRegion {

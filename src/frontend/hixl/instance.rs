@@ -332,6 +332,8 @@ pub unsafe fn register_mem(
             // SAFETY: the vendor succeeded and wrote the handle.
             let h = unsafe { *handle } as usize;
             state::with(|s| {
+                // A handle given again starts afresh: earlier deregistrations of it are forgotten.
+                s.hixl.dereg_sites.retain(|(_, hh), _| *hh != h);
                 let i = s.hixl.instances.entry(this as usize).or_insert_with(|| Instance {
                     phase: Phase::Initialized, // the vendor accepted it: it is initialised
                     ..Instance::default()
@@ -364,21 +366,39 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
             // Peers' links to this instance never make a deregistration wrong (only its own
             // do); they are counted only to describe a finding of its own links.
             let peers = if h != 0 { tcp_peers(key, true) } else { 0 };
-            let (mut findings, before) = state::with(|s| {
+            let (mut findings, before, dropped) = state::with(|s| {
                 let inst = s.hixl.instances.get(&key);
+                let live = inst.and_then(|i| i.regs.get(h));
+                // Another instance's deregistration of this handle since this instance got it
+                // (a registration returning the handle forgets older ones): HCCL's shared handle.
+                let dropped = live
+                    .and_then(|_| s.hixl.dereg_sites.iter().find(|((k, hh), _)| *hh == h && *k != key))
+                    .map(|((k, _), st)| {
+                        let name = s.hixl.instances.get(k).and_then(|i| i.local_engine.clone());
+                        (name.unwrap_or_else(|| format!("the instance at 0x{k:x}")), st.clone())
+                    });
                 let facts = DeregFacts {
                     state: instance_state(inst),
-                    live: inst.and_then(|i| i.regs.get(h)),
+                    live,
                     other_owner: s.hixl.owner_of(key, h),
+                    dropped_by: dropped.as_ref().map(|(o, _)| o.clone()),
                     links: inst.map(|i| links_of(s, key, i, peers)),
                     engine: inst.and_then(|i| i.engine),
                 };
-                (rules::check_dereg(f.api, h, &facts), s.hixl.dereg_sites.get(&(key, h)).cloned())
+                (rules::check_dereg(f.api, h, &facts), s.hixl.dereg_sites.get(&(key, h)).cloned(), dropped)
             });
             if let Some(at) = before.and_then(|st| crate::callsite::symbolize(&st, 1).into_iter().next()) {
                 // Rare: symbolised only here, with no lock held (vllm-ascend #10724).
                 for x in findings.iter_mut().filter(|x| x.rule == crate::rules::RuleId::HixlDeregUnknown) {
                     x.problem += &format!(" (this instance deregistered it at {})", at.text());
+                }
+            }
+            if let Some((o, st)) = dropped {
+                // The other instance's deregistration, where it was made (vllm-ascend #10724).
+                if let Some(at) = crate::callsite::symbolize(&st, 1).into_iter().next() {
+                    for x in findings.iter_mut().filter(|x| x.rule == crate::rules::RuleId::HixlDeregUnknown) {
+                        x.problem += &format!(" ({o} deregistered it at {})", at.text());
+                    }
                 }
             }
             if let Some(t) = thread {

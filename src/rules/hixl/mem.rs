@@ -611,6 +611,9 @@ pub struct DeregFacts<'a> {
     pub live: Option<&'a HixlReg>,
     /// The engine that owns the handle, when it is another instance's.
     pub other_owner: Option<String>,
+    /// Another instance that deregistered this very handle since this instance was given it
+    /// (on the comm engine, HCCL's one shared handle for identical registrations).
+    pub dropped_by: Option<String>,
     pub links: Option<LinkFacts>,
     /// The engine the instance runs (`None`: not known, or a HixlCS endpoint).
     pub engine: Option<Engine>,
@@ -637,6 +640,23 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
     }
     match f.live {
         Some(r) => {
+            // vllm-ascend #10724: the comm engine registers with HCCL's global memory, which
+            // gives identical registrations (same type, address, size) one handle and counts no
+            // references: another instance's deregistration dropped it, so HCCL refuses this one
+            // ("memHandle is invalid", HCCL_E_PARA) and the engine answers 103900.
+            if let (Some(o), Some(Engine::Comm)) = (f.dropped_by.as_ref(), f.engine) {
+                out.push(Finding::new(
+                    RuleId::HixlDeregUnknown,
+                    "mem_handle",
+                    format!(
+                        "0x{handle:x} ([0x{:x}, 0x{:x}), {}) is live on this instance but no longer in HCCL: the comm engine registers with HCCL's global memory, which gave this instance and {o} one shared handle for the identical region and counts no references, and {o} deregistered it; HCCL answers \"memHandle is invalid\" (HCCL_E_PARA) and the engine 103900",
+                        r.addr,
+                        r.end(),
+                        r.kind.name()
+                    ),
+                    "deregister a region registered on several comm engines once, on the last of them, or register it on one engine only",
+                ));
+            }
             // Only the instance's own links count. Links peers made to it (in this process or
             // from others) are the usual, correct teardown: the peer says it is done, the
             // server deregisters, the peer disconnects later. Every engine accepts that call,

@@ -497,6 +497,7 @@ fn dereg_rules() {
         state,
         live,
         other_owner: None,
+        dropped_by: None,
         links,
         engine: Some(Engine::FabricMem),
     };
@@ -532,6 +533,14 @@ fn dereg_rules() {
     assert!(u[0].problem.contains("SUCCESS"));
     let other = DeregFacts { other_owner: Some("engine-b".into()), ..unknown.clone() };
     assert!(check_dereg(RegApi::Hixl, 0x43, &other)[0].problem.contains("engine-b"));
+    // vllm-ascend #10724: HCCL's one shared handle, dropped by another comm engine
+    let ok_comm = DeregFacts { engine: Some(Engine::Comm), ..ok.clone() };
+    let dropped = DeregFacts { dropped_by: Some("engine-b".into()), ..ok_comm.clone() };
+    let d = check_dereg(RegApi::Hixl, 0x42, &dropped);
+    assert_eq!(rules(&d), vec![RuleId::HixlDeregUnknown]);
+    assert!(d[0].problem.contains("engine-b deregistered it") && d[0].problem.contains("103900"), "{}", d[0].problem);
+    let cs_dropped = DeregFacts { engine: Some(Engine::HixlCs), ..dropped.clone() };
+    assert!(check_dereg(RegApi::Hixl, 0x42, &cs_dropped).is_empty(), "only the comm engine shares HCCL's handles");
     let unseen = f(InstanceState::Unknown, None, None);
     assert!(check_dereg(RegApi::CsClient, 0x43, &unseen).is_empty(), "endpoint not seen: no judgement");
     let fin = f(InstanceState::Finalized, None, None);
@@ -796,7 +805,14 @@ fn adxl_registrations_share_the_hixl_rules() {
     // hixl::Hixl with no transport named: nothing is known, the rule is skipped.
     assert!(check_register(&hixl(M2 + 0x1000, 1, MEM_DEVICE), &f).findings.is_empty());
     // A deregistration before Initialize, on ADXL too.
-    let d = DeregFacts { state: InstanceState::Finalized, live: None, other_owner: None, links: None, engine: None };
+    let d = DeregFacts {
+        state: InstanceState::Finalized,
+        live: None,
+        other_owner: None,
+        dropped_by: None,
+        links: None,
+        engine: None,
+    };
     assert_eq!(rules(&check_dereg(RegApi::Adxl, 0x10, &d)), vec![RuleId::HixlNotInitialized]);
 }
 
