@@ -9,6 +9,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclsim.h"
+#include "dl_beside.h"
 #include "hccl/hccl_mem.h"
 
 namespace aclsim {
@@ -49,7 +50,7 @@ const HcclFns *LoadHccl() {
   static HcclFns fns;
   std::lock_guard<std::mutex> g(mu);
   if (fns.reg == nullptr || fns.dereg == nullptr) {
-    void *so = dlopen("libhcomm.so", RTLD_NOW | RTLD_GLOBAL);
+    void *so = aclsim_dl::OpenBeside("libhcomm.so", reinterpret_cast<const void *>(&LoadHccl));
     if (so == nullptr) {
       Log("CommAdapter initialize failed: open hccl so:libhcomm.so failed");
       return nullptr;

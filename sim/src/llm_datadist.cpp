@@ -42,10 +42,14 @@
 
 #include "acl/acl.h"
 #include "aclsim.h"
+#include "dl_beside.h"
 #include "hccl/hccl_mem.h"
 #include "hixl/hixl.h"
 #include "llm_datadist/llm_datadist.h"
 #include "sim_format.h"
+
+// An address inside this library (where to look for libhcomm.so beside it).
+static const char kThisLibrary = 0;
 
 namespace llm_datadist {
 
@@ -222,7 +226,7 @@ Status LlmDataDist::LlmDataDistImpl::Initialize(const std::map<AscendString, Asc
   }
   Status rc = LLM_SUCCESS;
   if (!hixl_backend) {
-    void *so = dlopen("libhcomm.so", RTLD_NOW | RTLD_GLOBAL);
+    void *so = aclsim_dl::OpenBeside("libhcomm.so", &kThisLibrary);
     if (so != nullptr) {
       hccl_register = reinterpret_cast<RegisterFn>(dlsym(so, "HcclRegisterGlobalMem"));
       hccl_deregister = reinterpret_cast<DeregisterFn>(dlsym(so, "HcclDeregisterGlobalMem"));
