@@ -367,10 +367,11 @@ pub struct HixlState {
     pub servers: HashMap<usize, CsEndpoint>,
     /// `HixlCS` clients by handle.
     pub clients: HashMap<usize, CsEndpoint>,
-    /// Where each (instance, handle) was last deregistered (the application's frame, not yet
-    /// symbolised), quoted when the handle is deregistered again (vllm-ascend #10724). Bounded:
-    /// past [`DEREG_SITES_CAP`] entries it starts over.
-    pub dereg_sites: HashMap<(usize, usize), crate::callsite::Stack>,
+    /// Where each handle was last deregistered, by instance (the application's frame, not yet
+    /// symbolised), quoted when the handle is deregistered again (vllm-ascend #10724). Keyed
+    /// by handle, so that a registration returning the handle forgets its entries in one
+    /// look-up. Bounded: past [`DEREG_SITES_CAP`] handles it starts over.
+    pub dereg_sites: HashMap<usize, Vec<(usize, crate::callsite::Stack)>>,
 }
 
 /// How many deregistration sites [`HixlState::dereg_sites`] keeps.

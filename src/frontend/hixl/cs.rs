@@ -287,13 +287,13 @@ pub unsafe fn cs_reg_mem(
                     gaps: mf.gaps,
                 };
                 let mut checks = rules::check_register(&a, &facts);
-                // The server's endpoints take the memory or not before anything else is looked at.
+                // The server's endpoints (put first below, before the address findings too).
                 if let Some(f) = ep
                     .filter(|_| !out.is_null())
                     .and_then(|e| e.endpoints.as_deref())
                     .and_then(|list| rules::check_cs_server_endpoints(&a, list))
                 {
-                    checks.findings.insert(0, f);
+                    checks.findings.push(f);
                 }
                 (checks, overlap.cloned())
             });
@@ -301,6 +301,7 @@ pub unsafe fn cs_reg_mem(
             let top = crate::platform::address::user_space_top();
             let mut findings =
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
+            // The server's endpoints take the memory or not before anything else is looked at.
             if let Some(i) = findings.iter().position(|f| f.rule == crate::rules::RuleId::HixlRegNoEndpoint) {
                 let f = findings.remove(i);
                 findings.insert(0, f);

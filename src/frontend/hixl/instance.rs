@@ -333,7 +333,7 @@ pub unsafe fn register_mem(
             let h = unsafe { *handle } as usize;
             state::with(|s| {
                 // A handle given again starts afresh: earlier deregistrations of it are forgotten.
-                s.hixl.dereg_sites.retain(|(_, hh), _| *hh != h);
+                s.hixl.dereg_sites.remove(&h);
                 let i = s.hixl.instances.entry(this as usize).or_insert_with(|| Instance {
                     phase: Phase::Initialized, // the vendor accepted it: it is initialised
                     ..Instance::default()
@@ -371,9 +371,8 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
                 let live = inst.and_then(|i| i.regs.get(h));
                 // Another instance's deregistration of this handle since this instance got it
                 // (a registration returning the handle forgets older ones): HCCL's shared handle.
-                let dropped = live
-                    .and_then(|_| s.hixl.dereg_sites.iter().find(|((k, hh), _)| *hh == h && *k != key))
-                    .map(|((k, _), st)| {
+                let dropped =
+                    live.and_then(|_| s.hixl.dereg_sites.get(&h)?.iter().find(|(k, _)| *k != key)).map(|(k, st)| {
                         let name = s.hixl.instances.get(k).and_then(|i| i.local_engine.clone());
                         (name.unwrap_or_else(|| format!("the instance at 0x{k:x}")), st.clone())
                     });
@@ -385,7 +384,15 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
                     links: inst.map(|i| links_of(s, key, i, peers)),
                     engine: inst.and_then(|i| i.engine),
                 };
-                (rules::check_dereg(f.api, h, &facts), s.hixl.dereg_sites.get(&(key, h)).cloned(), dropped)
+                (
+                    rules::check_dereg(f.api, h, &facts),
+                    s.hixl
+                        .dereg_sites
+                        .get(&h)
+                        .and_then(|v| v.iter().find(|(k, _)| *k == key))
+                        .map(|(_, st)| st.clone()),
+                    dropped,
+                )
             });
             if let Some(at) = before.and_then(|st| crate::callsite::symbolize(&st, 1).into_iter().next()) {
                 // Rare: symbolised only here, with no lock held (vllm-ascend #10724).
@@ -422,7 +429,9 @@ pub unsafe fn deregister_mem(f: &'static Front, this: *mut c_void, handle: *mut 
                                 sites.clear();
                             }
                             if !site.is_empty() {
-                                sites.insert((this as usize, handle as usize), site);
+                                let of_handle = sites.entry(handle as usize).or_default();
+                                of_handle.retain(|(k, _)| *k != this as usize);
+                                of_handle.push((this as usize, site));
                             }
                         }
                     }
