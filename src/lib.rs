@@ -28,6 +28,7 @@ pub mod codes;
 pub mod config;
 pub mod ffi;
 pub mod frontend;
+pub mod hash;
 pub mod platform;
 pub mod report;
 pub mod rules;

@@ -170,13 +170,62 @@ pub fn suppressed(f: &Finding) -> Option<String> {
     suppress::find(f.rule, &stack, captured_sites)
 }
 
+/// A call's argument text (`ptr=0x1000, size=4096`), written only where a sink shows it: a
+/// finding that is neither logged nor rejected has it written straight into the findings log's
+/// reused buffer, with no string of its own (a warned call's cost, docs/performance.md).
+#[derive(Clone, Copy)]
+pub enum Args<'a> {
+    /// Already formatted.
+    Text(&'a str),
+    /// Written on demand, perhaps under the findings log's lock: pure formatting, never a
+    /// call into the vendor or the loader.
+    Write(&'a dyn Fn(&mut String)),
+}
+
+impl Args<'_> {
+    /// Append the text to `out`.
+    pub fn write_to(&self, out: &mut String) {
+        match self {
+            Args::Text(t) => out.push_str(t),
+            Args::Write(w) => w(out),
+        }
+    }
+
+    /// The text, as a string of its own.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
+/// Append `name` and `value` in hexadecimal (`ptr=0x7f00`), without the formatting machinery:
+/// the argument text of a warned call is written on every call.
+pub fn write_hex(out: &mut String, name: &str, value: usize) {
+    out.push_str(name);
+    out.push_str("0x");
+    let digits = (usize::BITS - value.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        out.push(char::from(b"0123456789abcdef"[(value >> (4 * i)) & 0xf]));
+    }
+}
+
+impl std::fmt::Display for Args<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => f.write_str(t),
+            Args::Write(_) => f.write_str(&self.text()),
+        }
+    }
+}
+
 /// A finding a suppression silenced: counted as suppressed, logged at debug level only,
 /// never rejected, not kept in the findings log.
-pub fn emit_suppressed(call: &str, args: &str, f: &Finding, action: Action, by: &str) {
+pub fn emit_suppressed(call: &str, args: Args<'_>, f: &Finding, action: Action, by: &str) {
     let stack = with_current_site(|c| c.stack.clone()).unwrap_or_default();
     summary::note(f.rule, action, summary::Fate::Suppressed, &stack);
     if log::log_enabled!(target: "regcheck", log::Level::Debug) {
-        let m = layout::message(call, args, f, Outcome::Forwarded, None);
+        let m = layout::message(call, &args.text(), f, Outcome::Forwarded, None);
         log::debug!(target: "regcheck", "suppressed by {by:?}: {}", m.text(&current_sites()));
     }
 }
@@ -194,7 +243,7 @@ const TRACE_FACTOR: u64 = 10;
 /// takes this finding; the rejection's message); the findings log formats its copy when it is
 /// read. The first [`summary::SITE_REPEATS`] findings of a rule from one call site are logged;
 /// the next one says that the others are only counted.
-pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) {
+pub fn emit(call: &str, args: Args<'_>, f: &Finding, action: Action, outcome: Outcome, why: Option<Why>) {
     let seen = COUNTS.get(f.rule.index()).map_or(1, |c| c.fetch_add(1, Ordering::Relaxed) + 1);
     if action == Action::Error {
         ERRORS.fetch_add(1, Ordering::Relaxed);
@@ -221,7 +270,8 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
         }
     }
     let rejected = matches!(outcome, Outcome::Rejected(_)) && action == Action::Error;
-    let msg = (logged || rejected).then(|| layout::message(call, args, f, outcome, why));
+    let args_text = (logged || rejected).then(|| args.text());
+    let msg = args_text.as_deref().map(|args| layout::message(call, args, f, outcome, why));
     let level = level.unwrap_or(log::Level::Error);
     if let (true, Some(msg)) = (logged, &msg) {
         summary::logged(f.rule, &stack);
@@ -231,7 +281,7 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
             let entry = suppress::generate(f.rule, &captured_sites());
             let line = json::finding(&json::FindingRecord {
                 call,
-                args,
+                args: args_text.as_deref().unwrap_or_default(),
                 finding: f,
                 action,
                 outcome,
@@ -273,6 +323,7 @@ pub fn emit(call: &str, args: &str, f: &Finding, action: Action, outcome: Outcom
     if action != Action::Off {
         // A logged finding has unwound already; an unlogged one only for a reader of the log.
         let kept = if logged || findings::has_reader() { stack } else { Stack::EMPTY };
+        let args = args_text.as_deref().map_or(args, Args::Text);
         findings::record(findings::Found { call, args, finding: f, action, outcome, why }, kept);
     }
     if let (true, Some(msg)) = (rejected, &msg) {
@@ -541,9 +592,21 @@ mod tests {
     }
 
     #[test]
+    fn writes_hex_like_the_formatter() {
+        for v in [0usize, 1, 0xf, 0x10, 0x7f00_dead_b000, usize::MAX] {
+            let mut s = String::new();
+            write_hex(&mut s, "ptr=", v);
+            assert_eq!(s, format!("ptr=0x{v:x}"));
+        }
+        let text = |a: Args<'_>| (a.text(), a.to_string());
+        assert_eq!(text(Args::Text("a=1")), ("a=1".to_string(), "a=1".to_string()));
+        assert_eq!(text(Args::Write(&|o| o.push_str("b=2"))), ("b=2".to_string(), "b=2".to_string()));
+    }
+
+    #[test]
     fn last_rejection_is_per_thread() {
         let f = Finding::new(RuleId::AclHostregNull, "ptr", "is NULL", "x");
-        emit("aclrtHostRegisterV2", "", &f, Action::Error, Outcome::Rejected(100000), None);
+        emit("aclrtHostRegisterV2", Args::Text(""), &f, Action::Error, Outcome::Rejected(100000), None);
         assert!(last_rejection().contains("ACL-HOSTREG-NULL"));
         std::thread::spawn(|| assert_eq!(last_rejection(), "")).join().unwrap();
         assert!(count(RuleId::AclHostregNull) >= 1);

@@ -4,9 +4,12 @@
 
 use std::ffi::c_void;
 
+use std::fmt::Write as _;
+
 use super::{decide, run, run_unrecorded, Api, Verdict};
 use crate::codes::acl as code;
 use crate::platform::{memlock, memmap};
+use crate::report::{write_hex, Args};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
 use crate::rules::Finding;
 use crate::state::registry::{HostReg, VmmAttr};
@@ -44,20 +47,21 @@ static RESET_DEVICE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDevice");
 static RESET_DEVICE_FORCE: Symbol = Symbol::new(Library::Acl, c"aclrtResetDeviceForce");
 static FINALIZE: Symbol = Symbol::new(Library::Acl, c"aclFinalize");
 
-fn reg_args_text(a: &RegArgs) -> String {
-    match a.call {
+fn write_reg_args(out: &mut String, a: &RegArgs) {
+    let _ = match a.call {
         RegCall::V2 { flag } => {
-            format!("ptr=0x{:x}, size={}, flag=0x{flag:x} ({})", a.ptr, a.size, rules::flag_names(flag))
+            write!(out, "ptr=0x{:x}, size={}, flag=0x{flag:x} ({})", a.ptr, a.size, rules::flag_names(flag))
         }
         RegCall::V1 { ty, dev_ptr_null } => {
-            format!(
+            write!(
+                out,
                 "ptr=0x{:x}, size={}, type={ty}, devPtr={}",
                 a.ptr,
                 a.size,
                 if dev_ptr_null { "NULL" } else { "set" }
             )
         }
-    }
+    };
 }
 
 /// Everything regcheck finds about a host registration, without deciding or logging, in the
@@ -191,7 +195,7 @@ fn check_register(rt: &Runtime, a: RegArgs) -> Result<(RegArgs, i32, usize), i32
     if findings.is_empty() {
         return Ok((a, device, site));
     }
-    match decide(rt, Api::C, a.call.name(), &reg_args_text(&a), &findings) {
+    match decide(rt, Api::C, a.call.name(), Args::Write(&|o| write_reg_args(o, &a)), &findings) {
         Verdict::Reject(c) => Err(c as i32),
         Verdict::Forward => Ok((a, device, site)),
     }
@@ -237,7 +241,13 @@ fn explain_overlap_elsewhere(rt: &Runtime, a: &RegArgs, device: i32) {
         None => s.host_regs.overlapping_elsewhere(device, start, end).copied(),
     });
     if let Some(r) = other {
-        let _ = decide(rt, Api::C, a.call.name(), &reg_args_text(a), &[rules::check_overlap_elsewhere(device, &r)]);
+        let _ = decide(
+            rt,
+            Api::C,
+            a.call.name(),
+            Args::Write(&|o| write_reg_args(o, a)),
+            &[rules::check_overlap_elsewhere(device, &r)],
+        );
     }
 }
 
@@ -327,7 +337,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             if findings.is_empty() {
                 return Ok((record, site));
             }
-            match decide(rt, Api::C, "aclrtHostUnregister", &format!("ptr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, "aclrtHostUnregister", Args::Write(&|o| write_hex(o, "ptr=", p)), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok((record, site)),
             }
@@ -351,71 +361,43 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
     )
 }
 
-/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: O(1) expected, no system call.
+/// `aclrtHostGetDevicePointer(pHost, pDevice, flag)`: the vendor answers first, and only its
+/// failure is explained. Every finding of this call is one the vendor fails itself, with the
+/// code and out-value regcheck would give (`*pDevice = NULL` before 107000; nothing before
+/// the ACL layer's 100000): NULL arguments and a flag (the ACL layer), an address in no mapped
+/// registration of the current device (the runtime; where another device's, or a released
+/// one's, is answered from the runtime's own table the vendor succeeds). So a clean call costs
+/// the forwarding alone: no look-up, no thread-local, no query of the current device.
 ///
 /// # Safety
-/// The vendor's contract for this call: out-pointers are written only after the vendor succeeded.
+/// The vendor's contract for this call; regcheck writes no out-value of its own.
+#[inline(always)]
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32) -> i32 {
-    // The base of the mapped registration `pHost` lies inside (not at), when the call is clean:
-    // the runtime's own table answers only the base; its 107000 is explained after the call.
-    let interior = std::cell::Cell::new(0usize);
-    let ret = run_unrecorded(
+    let ret = call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag);
+    if ret == code::SUCCESS {
+        return ret;
+    }
+    // The vendor refused: say why, in regcheck's frame (the call site of a finding is found
+    // from it). The vendor's answer stands whatever the findings decide.
+    run_unrecorded(
         "aclrtHostGetDevicePointer",
         |rt| {
-            // Without a current context the vendor answers 107002 (after its own NULL checks)
-            // before it looks for the registration: nothing of regcheck's records applies.
-            let Some(device) = queries::device() else { return Ok(()) };
-            let p = p_host as usize;
-            // Scalars out of the read: a registration copied out of it, or findings
-            // returned through it, would be copied through memory on every call.
-            let null = p_device.is_null();
-            let (clean, base) = state::snapshot::read(|v| {
-                let r = v.host_regs.containing(device, p);
-                (rules::devptr_clean(p, null, flag, r), r.map_or(p, |r| r.base))
-            });
-            if clean {
-                if base != p {
-                    interior.set(base);
-                }
-                return Ok(());
-            }
-            devptr_verdict(rt, device, p_host, p_device, flag)
+            explain_devptr(rt, p_host, p_device, flag, ret);
+            Err(ret)
         },
-        || call_vendor!(HOST_GET_DEVICE_POINTER, GetDevicePointerFn, code::API_NOT_SUPPORT; p_host, p_device, flag),
-    );
-    if ret == code::RT_PARAM_INVALID && interior.get() != 0 {
-        explain_interior(p_host as usize);
-    }
-    ret
+        || ret,
+    )
 }
 
-/// The vendor refused the device pointer of an address inside a mapped registration that
-/// regcheck saw: the look-up went to the runtime's own table, keyed by the registration's
-/// base (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer` without the driver's
-/// query; `register_memory.cc`, `GetMappedDevicePointer`). Warned, never counted as a
-/// rejection (the vendor answered).
+/// Why the vendor refused a device-pointer look-up (`ret`), from regcheck's records: the
+/// findings, logged and counted, or (for an address inside a mapped registration, not at its
+/// base) the runtime table's keying, warned.
 #[cold]
 #[inline(never)]
-fn explain_interior(p: usize) {
-    let Some(rt) = state::runtime_if_ready() else { return };
-    super::guarded("aclrtHostGetDevicePointer", "explaining the answer of", || {
-        let device = queries::device().unwrap_or(-1);
-        let Some(r) = state::read(|s| s.host_regs.containing(device, p).copied()) else { return };
-        let f = rules::check_devptr_interior(p, device, &r);
-        let _ = decide(rt, Api::C, "aclrtHostGetDevicePointer", &format!("pHost=0x{p:x}, pDevice=set, flag=0"), &[f]);
-    });
-}
-
-/// The findings of a device-pointer look-up that is not clean, logged and decided.
-#[cold]
-#[inline(never)]
-fn devptr_verdict(
-    rt: &Runtime,
-    device: i32,
-    p_host: *mut c_void,
-    p_device: *mut *mut c_void,
-    flag: u32,
-) -> Result<(), i32> {
+fn explain_devptr(rt: &Runtime, p_host: *mut c_void, p_device: *mut *mut c_void, flag: u32, ret: i32) {
+    // Without a current context the vendor answers 107002 (after its own NULL checks)
+    // before it looks for the registration: nothing of regcheck's records applies.
+    let Some(device) = queries::device() else { return };
     let p = p_host as usize;
     let (containing, elsewhere) = state::read(|s| {
         let containing = s.host_regs.containing(device, p).copied();
@@ -425,27 +407,33 @@ fn devptr_verdict(
         };
         (containing, elsewhere)
     });
+    let null = p_device.is_null();
+    let write = |o: &mut String| {
+        let _ = write!(o, "pHost=0x{p:x}, pDevice={}, flag={flag}", if null { "NULL" } else { "set" });
+    };
+    let args = Args::Write(&write);
+    if rules::devptr_clean(p, p_device.is_null(), flag, containing.as_ref()) {
+        // The runtime's own table (the runtime-table path: a driver without the device-pointer
+        // query) is keyed by the registration's base and answers nothing else
+        // (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer`; `register_memory.cc`,
+        // `GetMappedDevicePointer`). Warned, never counted as a rejection (the vendor answered).
+        if let Some(r) = containing.filter(|r| r.base != p && ret == code::RT_PARAM_INVALID) {
+            let _ =
+                decide(rt, Api::C, "aclrtHostGetDevicePointer", args, &[rules::check_devptr_interior(p, device, &r)]);
+        }
+        return;
+    }
     let mut findings = rules::check_devptr(p, p_device.is_null(), flag, device, containing.as_ref());
     if let Some((r, released)) = elsewhere {
         rules::devptr_elsewhere(&mut findings, &r, released);
     }
-    if findings.is_empty() {
-        return Ok(());
+    // The message names the code the caller got: the vendor's (a stubbed or other driver may
+    // answer its own code for the same refusal).
+    for f in &mut findings {
+        f.code = Some(i64::from(ret));
     }
-    let args = format!("pHost=0x{p:x}, pDevice={}, flag={flag}", if p_device.is_null() { "NULL" } else { "set" });
-    match decide(rt, Api::C, "aclrtHostGetDevicePointer", &args, &findings) {
-        Verdict::Reject(c) => {
-            // The runtime's 107000 for an address it has no device address of is answered
-            // after `*pDevice = GetMappedDevicePointer(pHost)`, NULL (hicann/runtime
-            // `api_impl.cc`, `ApiImpl::HostGetDevicePointer`); the ACL layer's 100000 (NULL
-            // arguments, a flag) writes nothing.
-            if c == i64::from(code::RT_PARAM_INVALID) && !p_device.is_null() {
-                // SAFETY: the caller's `void **pDevice`, non-NULL, as the vendor writes it.
-                unsafe { *p_device = std::ptr::null_mut() };
-            }
-            Err(c as i32)
-        }
-        Verdict::Forward => Ok(()),
+    if !findings.is_empty() {
+        let _ = decide(rt, Api::C, "aclrtHostGetDevicePointer", args, &findings);
     }
 }
 
@@ -534,7 +522,7 @@ unsafe fn free_host_by(call: &'static str, host_ptr: *mut c_void, forward: impl 
             if findings.is_empty() {
                 return Ok(());
             }
-            match decide(rt, Api::C, call, &format!("hostPtr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, call, Args::Write(&|o| write_hex(o, "hostPtr=", p)), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),
             }
@@ -585,7 +573,7 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> i32 {
             if findings.is_empty() {
                 return Ok(());
             }
-            match decide(rt, Api::C, "aclrtFree", &format!("devPtr=0x{p:x}"), &findings) {
+            match decide(rt, Api::C, "aclrtFree", Args::Write(&|o| write_hex(o, "devPtr=", p)), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
                 Verdict::Forward => Ok(()),
             }

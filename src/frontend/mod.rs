@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use crate::config::{Mode, TestPanic};
-use crate::report::{self, Outcome};
+use crate::report::{self, Args, Outcome};
 use crate::rules::decision::{self, Basis, Caller, Case, Decision, Enforcement, Gap, Harm, Level, Why};
 use crate::rules::{Action, Finding, Records};
 use crate::state::{self, Runtime};
@@ -406,7 +406,7 @@ pub fn warn_bypass_at_exit() {
 ///
 /// Who made the call is asked only when it matters: for a finding that would not crash, which
 /// is the vendor's business on its own calls.
-pub fn decide(rt: &Runtime, api: Api, call: &str, args: &str, findings: &[Finding]) -> Verdict {
+pub fn decide(rt: &Runtime, api: Api, call: &str, args: Args<'_>, findings: &[Finding]) -> Verdict {
     let severities: Few<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
     if severities.iter().all(|a| *a == Action::Off) {
         return Verdict::Forward;

@@ -84,7 +84,7 @@ impl Kept {
             rule: self.rule,
             arg: self.arg,
             problem: self.part(2).to_string(),
-            fix: self.part(3).to_string(),
+            fix: self.part(3).to_string().into(),
             code: self.code,
             action: self.default,
             evidence: self.evidence,
@@ -106,7 +106,7 @@ impl Kept {
 /// A finding to keep, as [`super::emit`] has it.
 pub struct Found<'a> {
     pub call: &'a str,
-    pub args: &'a str,
+    pub args: super::Args<'a>,
     pub finding: &'a Finding,
     pub action: Action,
     pub outcome: super::Outcome,
@@ -200,12 +200,13 @@ pub fn record(found: Found<'_>, stack: Stack) {
         };
         text.clear();
         let mut ends = [0; 3];
-        for (i, part) in [found.call, found.args, f.problem.as_str(), f.fix.as_str()].into_iter().enumerate() {
-            text.push_str(part);
-            if let Some(end) = ends.get_mut(i) {
-                *end = text.len();
-            }
-        }
+        text.push_str(found.call);
+        ends[0] = text.len();
+        found.args.write_to(&mut text);
+        ends[1] = text.len();
+        text.push_str(&f.problem);
+        ends[2] = text.len();
+        text.push_str(&f.fix);
         log.entries.push_back(Kept {
             seq,
             text,
@@ -268,7 +269,7 @@ mod tests {
             let f = Finding::new(RuleId::AclHostregNull, "ptr", format!("m{i}"), "x");
             let found = Found {
                 call: "aclrtHostRegisterV2",
-                args: "",
+                args: super::super::Args::Text(""),
                 finding: &f,
                 action: Action::Error,
                 outcome: super::super::Outcome::Rejected(100000),

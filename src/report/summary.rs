@@ -74,7 +74,8 @@ impl Group {
 #[derive(Default)]
 struct Table {
     groups: Vec<Group>,
-    index: HashMap<(RuleId, usize, bool), usize>,
+    /// By rule, call site and suppression (hashed cheaply: asked on every warned call).
+    index: HashMap<(RuleId, usize, bool), usize, std::hash::BuildHasherDefault<crate::hash::AddrHasher>>,
     by_action: [u64; 4],
     by_fate: [u64; 4],
 }

@@ -291,8 +291,9 @@ pub struct Finding {
     pub arg: &'static str,
     /// What is wrong, with the values involved.
     pub problem: String,
-    /// How to fix it, specific to this call when possible.
-    pub fix: String,
+    /// How to fix it, specific to this call when possible (most are fixed text: kept without
+    /// a copy of their own).
+    pub fix: std::borrow::Cow<'static, str>,
     /// The code to reject with when it is not the rule's usual one (the vendor answers
     /// differently for the same mistake in another call).
     pub code: Option<i64>,
@@ -306,7 +307,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(rule: RuleId, arg: &'static str, problem: impl Into<String>, fix: impl Into<String>) -> Finding {
+    pub fn new(
+        rule: RuleId,
+        arg: &'static str,
+        problem: impl Into<String>,
+        fix: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Finding {
         Finding { rule, arg, problem: problem.into(), fix: fix.into(), code: None, action: None, evidence: None }
     }
 

@@ -11,31 +11,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-/// Hashes an address with one multiplication (looked up on every transfer; the keys are this
-/// process's own addresses, so SipHash's resistance to chosen keys buys nothing).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AddrHasher(u64);
-
-impl std::hash::Hasher for AddrHasher {
-    fn finish(&self) -> u64 {
-        // The table takes its bucket from the low bits: fold the well-mixed high bits down.
-        self.0 ^ (self.0 >> 29)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn write_i32(&mut self, n: i32) {
-        self.write_usize(n as u32 as usize);
-    }
-}
+pub use crate::hash::AddrHasher;
 
 /// A map keyed by an address.
 pub type AddrMap<V> = HashMap<usize, V, BuildHasherDefault<AddrHasher>>;

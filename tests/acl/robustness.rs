@@ -144,11 +144,14 @@ fn a_panic_in_any_acl_function_is_caught_and_the_call_forwarded() {
             for (_, name, n) in calls {
                 assert_eq!(o.sim_calls(name), n, "{name} forwarded: {}", ctx());
                 let logged = format!("internal failure in regcheck while {phase} {name}:");
-                // A look-up and aclFinalize record nothing: they have no record phase.
+                // A look-up and aclFinalize record nothing: they have no record phase. A
+                // device-pointer look-up the vendor answers is not checked (only its failure is
+                // explained).
                 let records = !matches!(name, "aclrtHostGetDevicePointer" | "aclFinalize");
+                let checks = name != "aclrtHostGetDevicePointer";
                 if at.is_empty() {
                     assert!(!o.stderr.contains("internal failure"), "{}", ctx());
-                } else if at == "record" && !records {
+                } else if (at == "record" && !records) || (at == "check" && !checks) {
                     assert!(!o.stderr.contains(&logged), "{}", ctx());
                 } else {
                     assert!(o.stderr.contains(&logged), "no `{logged}`: {}", ctx());
@@ -192,8 +195,10 @@ fn rejected_calls_write_the_vendors_out_values() {
         ] {
             assert_eq!(value(&o, key), Some(1), "{key}: {}", ctx());
         }
-        // rejected, so the vendor never saw them
-        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 0, "{}", ctx());
+        // The registrations were rejected, so the vendor never saw them; the vendor answers
+        // each device-pointer look-up first (regcheck explains its failures), and its own
+        // failure wrote the out-values.
+        assert_eq!(o.sim_calls("aclrtHostGetDevicePointer"), 2, "{}", ctx());
         assert_eq!(o.sim_calls("aclrtHostRegister"), 0, "{}", ctx());
     }
 }

@@ -392,7 +392,13 @@ pub unsafe fn cs_destroy(side: CsSide, h: *mut c_void) -> u32 {
         |rt| {
             let ep = state::with(|s| side.map(s).get(&(h as usize)).cloned());
             if let Some(f) = ep.and_then(|e| rules::check_leak(call, e.key.as_deref(), e.regs.iter())) {
-                let _ = decide(rt, Api::C, call, &format!("handle=0x{:x}", h as usize), &[f]);
+                let _ = decide(
+                    rt,
+                    Api::C,
+                    call,
+                    crate::report::Args::Write(&|o| crate::report::write_hex(o, "handle=", h as usize)),
+                    &[f],
+                );
             }
             Ok(())
         },

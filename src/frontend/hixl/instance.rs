@@ -62,7 +62,13 @@ pub unsafe fn destruct(f: &'static Front, this: *mut c_void, which: Structor) {
 fn report_leaks(rt: &Runtime, call: &str, this: *mut c_void, i: &Instance) {
     if let Some(f) = rules::check_leak(call, i.local_engine.as_deref(), i.regs.iter()) {
         // A leak report never stops Finalize or the destructor.
-        let _ = decide(rt, Api::Cpp, call, &format!("this=0x{:x}", this as usize), &[f]);
+        let _ = decide(
+            rt,
+            Api::Cpp,
+            call,
+            crate::report::Args::Write(&|o| crate::report::write_hex(o, "this=", this as usize)),
+            &[f],
+        );
     }
 }
 

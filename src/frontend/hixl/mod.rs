@@ -440,7 +440,7 @@ fn reject_or(
     if findings.is_empty() {
         return Ok(());
     }
-    match decide(rt, api, call, &args(), findings) {
+    match decide(rt, api, call, crate::report::Args::Text(&args()), findings) {
         Verdict::Reject(c) => Err(u32::try_from(c).unwrap_or(code::FAILED)),
         Verdict::Forward => Ok(()),
     }

@@ -91,7 +91,7 @@ pub fn overlap_with_sites(
         f.fix = format!(
             "register the buffer once, in one component, and share the registration; or aclrtHostUnregister(0x{:x}) before registering it with the new length",
             r.base
-        );
+        ).into();
     }
     match (first, this) {
         (Some(a), Some(b)) => f.problem += &format!("; the live registration was made at {a}, this one at {b}"),

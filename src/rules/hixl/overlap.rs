@@ -41,7 +41,7 @@ pub fn overlap_with_sites(
             "register the buffer once, in one component, and share its handle; or {}(0x{:x}) before registering it with the new length",
             api.dereg_call(),
             r.handle
-        );
+        ).into();
     }
     match (first, this) {
         (Some(a), Some(b)) => f.problem += &format!("; the live registration was made at {a}, this one at {b}"),
