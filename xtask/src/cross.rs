@@ -68,9 +68,9 @@ const PACKAGES: &[(&str, &str)] = &[
     ("gcc", "build scripts compiled for the build machine"),
     ("g++", "build scripts compiled for the build machine"),
     ("binutils", "nm, objdump and readelf of the tests"),
-    ("cmake", "the CMake consumer (tests/packaging.rs)"),
-    ("pkg-config", "the pkg-config consumer (tests/packaging.rs)"),
-    ("make", "the consumers' builds (tests/packaging.rs)"),
+    ("cmake", "the CMake consumer (tests/packaging)"),
+    ("pkg-config", "the pkg-config consumer (tests/packaging)"),
+    ("make", "the consumers' builds (tests/packaging)"),
     ("file", "naming the architecture of what was built"),
     ("ca-certificates", "apt over https mirrors"),
 ];
@@ -437,7 +437,7 @@ fn chroot_env(arch: &Arch, cargo_home: &Path, target_dir: &Path) -> Vec<(String,
         ("CXX".into(), format!("{}-g++", arch.gnu)),
         ("TESTKIT_TARGET".into(), arch.triple.into()),
         ("TESTKIT_EMULATOR".into(), emulator),
-        // CMake (tests/packaging.rs): runs the consumers' tests under the emulator
+        // CMake (tests/packaging): runs the consumers' tests under the emulator
         ("CMAKE_CROSSCOMPILING_EMULATOR".into(), format!("/usr/bin/{};-L;/usr/{}", arch.qemu, arch.gnu)),
         // tests/callsite.rs strips a library of the target
         ("STRIP".into(), format!("{}-strip", arch.gnu)),

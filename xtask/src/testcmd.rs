@@ -17,9 +17,9 @@ use crate::util::{cargo, have_tool, is_root, shown, Result};
 const TOOLS: &[(&str, &str, &str)] = &[
     ("cc", "C test programs and the C demo", "gcc"),
     ("c++", "the simulator and the C++ test programs", "g++"),
-    ("cmake", "the CMake consumer project (tests/packaging.rs)", "cmake"),
-    ("pkg-config", "the pkg-config consumer (tests/packaging.rs)", "pkg-config"),
-    ("make", "the CMake and pkg-config consumers (tests/packaging.rs)", "make"),
+    ("cmake", "the CMake consumer project (tests/packaging)", "cmake"),
+    ("pkg-config", "the pkg-config consumer (tests/packaging)", "pkg-config"),
+    ("make", "the CMake and pkg-config consumers (tests/packaging)", "make"),
     ("nm", "the exported-symbol check", "binutils"),
     ("objdump", "the SONAME check", "binutils"),
     ("valgrind", "the memcheck test (tests/valgrind.rs)", "valgrind"),

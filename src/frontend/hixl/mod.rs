@@ -33,11 +33,13 @@ mod adxl;
 mod cs;
 mod datadist;
 mod instance;
+mod transfer;
 
 pub use adxl::*;
 pub use cs::*;
 pub use datadist::*;
 pub use instance::*;
+pub use transfer::*;
 
 /// Returned when the vendor's function cannot be found (`ACL_ERROR_API_NOT_SUPPORT`, the
 /// code regcheck's resolver names in its log; HIXL passes raw ACL codes through).
