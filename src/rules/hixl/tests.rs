@@ -441,11 +441,13 @@ fn engine_dependent_defaults() {
     let mut f = facts(&opts);
     let zero = &check_register(&hixl(0x1000, 0, 1), &f).findings;
     assert_eq!(rules(zero), vec![RuleId::HixlRegLenZero]);
-    assert_eq!(zero[0].action, None, "comm records an empty region: the rule's default (warn)");
+    assert_eq!(zero[0].action, Some(Action::Error), "comm's HCCL refuses an empty region");
     assert_eq!(RuleId::HixlRegLenZero.info().default, Action::Warn);
+    f.engine = Some(Engine::HixlCs);
+    assert_eq!(check_register(&hixl(0x1000, 0, 1), &f).findings[0].action, None, "hixl_cs records it: warn");
     f.engine = Some(Engine::FabricMem);
     assert_eq!(check_register(&hixl(0x1000, 0, 1), &f).findings[0].action, Some(Action::Error));
-    assert_eq!(RuleId::HixlRegLenZero.info().default_text(), "warn (fabric_mem: error)");
+    assert_eq!(RuleId::HixlRegLenZero.info().default_text(), "warn (fabric_mem: error, comm: error)");
     let client = RegArgs { api: RegApi::CsClient, addr: 0x1000, len: 0, ty: 1 };
     f.engine = None;
     assert_eq!(check_register(&client, &f).findings[0].action, Some(Action::Error), "the HixlCS client refuses it");

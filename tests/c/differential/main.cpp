@@ -91,7 +91,9 @@ void SetUp(World &w, const char *scratch, char *stack) {
   w.base[kFile] = Map(span, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
   close(fd);
   w.base[kReadOnly] = Map(span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-  // Far below where mappings go (top-down from the mmap base), so nothing maps it again.
+  // Far below where mappings go (top-down from the mmap base), so nothing maps it again, and
+  // nothing lies within 1 TiB above it: the generator's 1 TiB HIXL registrations are made here,
+  // so that they cover the same memory in every run's address layout.
   w.base[kHole] = Map(span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
                       reinterpret_cast<void *>(0x100000000000ULL));
   munmap(w.base[kHole], span);

@@ -106,6 +106,9 @@ pub const SLOT_PAGES: u64 = 4;
 pub const SLOTS: u64 = 4;
 
 /// The driver's memory kinds (`enum Kind` in tests/c/differential/diff.h), by index.
+/// The huge registration size: 1 TiB (past the documented host cap).
+pub const HUGE: u64 = 1 << 40;
+
 pub mod kind {
     /// posix_memalign: pageable.
     pub const HEAP: u64 = 0;
@@ -252,14 +255,14 @@ impl Gen {
         }
     }
 
-    /// A size for `pages` pages: whole pages mostly; else not whole pages, 0, or huge.
+    /// A size for `pages` pages: whole pages mostly; else not whole pages, 0, or [`HUGE`].
     pub fn size(&mut self, pages: u64) -> u64 {
         let page = self.page;
         match self.rng.pick(&[(40, 0), (3, 1), (3, 2), (2, 3), (1, 4)]) {
             1 => pages * page - 64,
             2 => pages * page + 1,
             3 => 0,
-            4 => 1 << 40,
+            4 => HUGE,
             _ => pages * page,
         }
     }
