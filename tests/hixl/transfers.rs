@@ -6,8 +6,9 @@ use crate::{assert_warned, Case, XFER};
 #[test]
 fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
     // comm engine, default buffer pool: a TransferSync of unregistered memory is staged
-    // through the pool (slower, works): warned and forwarded. TransferAsync is not staged,
-    // and ops mixing registered device memory with unregistered memory are PARAM_INVALID.
+    // through the pool (slower, works): warned and forwarded. TransferAsync is not staged (HCCL
+    // refuses the range: 503900), and ops mixing registered device memory with unregistered
+    // memory are PARAM_INVALID.
     let outs = Case {
         scenario: "xfer_unregistered_comm",
         env: &[],
@@ -17,7 +18,7 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
             ("register_b", 0),
             ("connect", 0),
             ("sync", 0),
-            ("async", 103900),
+            ("async", 503900),
             ("mixed", 103900),
             ("disconnect", 0),
         ],
@@ -33,7 +34,7 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
     }
     // The pool turned off ("0:0"): nothing stages it, and the HCCL transfer fails (503900);
     // and hixl_cs refuses ranges outside registered memory (103900). Both rejected before the
-    // vendor, with the vendor's code.
+    // vendor, with the vendor's code (the bare runs below).
     for (scenario, sync) in [("xfer_unregistered_comm_no_pool", 503900), ("xfer_unregistered_hixl_cs", 103900)] {
         let outs = Case {
             scenario,
@@ -44,7 +45,7 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
                 ("register_b", 0),
                 ("connect", 0),
                 ("sync", sync),
-                ("async", 103900),
+                ("async", sync),
                 ("mixed", 103900),
                 ("disconnect", 0),
             ],
@@ -56,7 +57,11 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
         if scenario == "xfer_unregistered_hixl_cs" {
             assert!(outs[0].stderr.contains("hixl_cs engine refuses"), "{}", outs[0].dump());
         }
+        let b = crate::bare(scenario, &[]);
+        assert_eq!(crate::codes(&b), crate::codes(&outs[0]), "the vendor's codes: {}", b.dump());
     }
+    let b = crate::bare("xfer_unregistered_comm", &[]);
+    assert_eq!(crate::codes(&b), crate::codes(&outs[0]), "the vendor's codes: {}", b.dump());
 }
 
 /// hixl_cs checks ranges against its memory store, which merges contiguous registrations
@@ -173,27 +178,35 @@ fn transfer_rules() {
     Case {
         scenario: "transfer",
         env: &[],
-        codes: &[
-            ("register", 0),
-            ("register_b", 0),
-            ("not_connected", 103902),
-            ("connect", 0),
-            ("empty", 103900),
-            ("len_zero", 103900),
-            ("unregistered", 0),
-            ("straddling", 0),
-            ("many_ok", 0),
-            ("async_unregistered", 103900),
-            ("unknown_engine", 103902),
-            ("disconnect", 0),
-        ],
+        codes: TRANSFER_CODES,
         rules: &["HIXL-XFER-NOT-CONNECTED", "HIXL-XFER-EMPTY", "HIXL-XFER-LOCAL-UNREGISTERED"],
         absent: &[],
         // The default (comm) engine stages the unregistered TransferSyncs: warned, forwarded.
         forwarded: &[(XFER, 3), ("Hixl::TransferAsync", 0)],
     }
     .check();
+    // Every refusal is the vendor's own, with its code.
+    let b = crate::bare("transfer", &[]);
+    let want: Vec<(String, u32)> = TRANSFER_CODES.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    assert_eq!(crate::codes(&b), want, "{}", b.dump());
 }
+
+/// The codes of the `transfer` scenario, the vendor's and regcheck's alike. Nothing stages a
+/// TransferAsync: HCCL refuses its unregistered range (503900).
+const TRANSFER_CODES: &[(&str, u32)] = &[
+    ("register", 0),
+    ("register_b", 0),
+    ("not_connected", 103902),
+    ("connect", 0),
+    ("empty", 103900),
+    ("len_zero", 103900),
+    ("unregistered", 0),
+    ("straddling", 0),
+    ("many_ok", 0),
+    ("async_unregistered", 503900),
+    ("unknown_engine", 103902),
+    ("disconnect", 0),
+];
 
 #[test]
 fn leaks_are_listed_at_finalize_and_destruction() {

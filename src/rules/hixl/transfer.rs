@@ -296,9 +296,10 @@ fn transfer_findings(
                 format!("{fix} (a direct transfer); or set BufferPool to size the staging pool"),
             )
             .with_action(crate::rules::Action::Warn),
-            // The comm engine's HCCL transfer of a TransferSync without a buffer pool fails
-            // (FAILED), where the others refuse the range (PARAM_INVALID) before any transfer.
-            Unregistered::Fails(why) if f.engine == Some(Engine::Comm) && !f.pool && f.sync && !mixed => {
+            // The comm engine's HCCL transfer of what nothing stages (a TransferSync without a
+            // buffer pool, a TransferAsync) fails (FAILED), where the others refuse the range
+            // (PARAM_INVALID) before any transfer.
+            Unregistered::Fails(why) if f.engine == Some(Engine::Comm) && !mixed => {
                 Finding::new(RuleId::HixlXferLocalUnregistered, "op_descs", format!("{range}: {why}"), fix)
                     .with_code(i64::from(crate::codes::hixl::FAILED))
             }
@@ -366,6 +367,12 @@ fn transfer_findings(
                 fix,
             )
             .with_action(crate::rules::Action::Warn),
+            // As for the local range: HCCL's "Can't find remoteBuffer by key" is FAILED
+            // (503900; vllm-ascend issue 7792, HcclBatchPut).
+            Unregistered::Fails(why) if f.engine == Some(Engine::Comm) && !mixed => {
+                Finding::new(rule, "op_descs", format!("{range}: {}", why.replace("local ", "")), fix)
+                    .with_code(i64::from(crate::codes::hixl::FAILED))
+            }
             Unregistered::Fails(why) => {
                 Finding::new(rule, "op_descs", format!("{range}: {}", why.replace("local ", "")), fix)
             }

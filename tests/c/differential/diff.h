@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vector>
+
 namespace diff {
 
 constexpr int kPoolPages = 80;
@@ -81,6 +83,18 @@ void Counted(Result &r, const char *name, F call) {
   const unsigned long long before = Count(name);
   r.rc = static_cast<long long>(call());
   r.fwd = Count(name) - before;
+}
+
+// Keeps the handle a registration returned. A handle is the address of the vendor's object, and
+// an object freed by a deregistration may be reused for a later one: how often depends on the
+// heap's layout, which regcheck's own allocations change. So an earlier (stale) entry equal to
+// the new handle is replaced by a bogus handle that can alias nothing; else a later
+// deregistration of the stale entry would free the live registration in one run only.
+template <class H>
+void Keep(std::vector<H> &handles, H h) {
+  for (size_t i = 0; i < handles.size(); i++)
+    if (handles[i] == h) handles[i] = reinterpret_cast<H>(uintptr_t{0xdead0} + 16 * (i + 1));
+  handles.push_back(h);
 }
 
 }  // namespace diff

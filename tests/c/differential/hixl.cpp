@@ -82,7 +82,7 @@ void Run(World &w, const Step &s, Result &r) {
     hixl::MemHandle handle = nullptr;
     Counted(r, "Hixl::RegisterMem",
             [&] { return h.RegisterMem(mem, static_cast<hixl::MemType>(Arg(s, 5)), handle); });
-    if (r.rc == hixl::SUCCESS) handles.push_back(handle);
+    if (r.rc == hixl::SUCCESS) Keep(handles, handle);
   } else if (strcmp(op, "hd") == 0) {
     hixl::MemHandle handle = handles.empty() ? reinterpret_cast<hixl::MemHandle>(0xdead0)
                                              : handles[static_cast<size_t>(Arg(s, 1)) % handles.size()];

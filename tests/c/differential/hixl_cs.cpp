@@ -124,10 +124,10 @@ void Run(World &w, const Step &s, Result &r) {
     MemHandle h = nullptr;
     if (op[0] == 's') {
       Counted(r, "HixlCSServerRegMem", [&] { return api.server_reg(server, "s", &m, &h); });
-      if (r.rc == HIXL_SUCCESS) server_handles.push_back(h);
+      if (r.rc == HIXL_SUCCESS) Keep(server_handles, h);
     } else {
       Counted(r, "HixlCSClientRegMem", [&] { return api.client_reg(client, "c", &m, &h); });
-      if (r.rc == HIXL_SUCCESS) client_handles.push_back(h);
+      if (r.rc == HIXL_SUCCESS) Keep(client_handles, h);
     }
   } else if (strcmp(op, "su") == 0) {
     Counted(r, "HixlCSServerUnregMem", [&] { return api.server_unreg(server, Pick(server_handles, Arg(s, 1))); });
