@@ -3,7 +3,6 @@
 //! `aclrtFreeHostWithDevSync`, `aclrtMalloc`, `aclrtFree`.
 
 use std::ffi::c_void;
-
 use std::fmt::Write as _;
 
 use super::{decide, run, run_unrecorded, Api, Verdict};
