@@ -105,10 +105,10 @@ pub const SLOT_PAGES: u64 = 4;
 /// Slots (`kSlots`).
 pub const SLOTS: u64 = 4;
 
-/// The driver's memory kinds (`enum Kind` in tests/c/differential/diff.h), by index.
 /// The huge registration size: 1 TiB (past the documented host cap).
 pub const HUGE: u64 = 1 << 40;
 
+/// The driver's memory kinds (`enum Kind` in tests/c/differential/diff.h), by index.
 pub mod kind {
     /// posix_memalign: pageable.
     pub const HEAP: u64 = 0;
