@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::thread::ThreadId;
 
+use super::hints::{HintProbe, SpanHints};
 use super::hixl_facts::{Engine, MemKind, OptionsFacts};
 use super::spans::{AddrMap, SpanIndex};
 
@@ -42,6 +43,8 @@ pub struct RegSet {
     by_addr: [BTreeMap<(usize, usize), u64>; 2],
     /// Per kind: the non-empty registrations as spans, with their handle, for containment.
     spans: [SpanIndex<usize>; 2],
+    /// The transfer path's first answer to "is this range inside a registration?" (any kind).
+    hints: SpanHints,
     by_handle: HashMap<usize, HixlReg>,
     /// Total bytes per kind.
     totals: [u64; 2],
@@ -70,6 +73,10 @@ impl RegSet {
         }
         self.by_addr[s].insert((reg.addr, reg.handle), reg.len);
         self.spans[s].insert(reg.addr, reg.end(), reg.handle);
+        if self.hints.full() {
+            self.hints.rebuild(self.by_handle.len(), self.by_handle.values().map(|r| (r.addr, r.end())));
+        }
+        self.hints.insert(reg.addr, reg.end());
         self.totals[s] = self.totals[s].saturating_add(reg.len);
         self.by_handle.insert(reg.handle, reg);
     }
@@ -80,6 +87,7 @@ impl RegSet {
         let s = slot(reg.kind);
         self.by_addr[s].remove(&(reg.addr, reg.handle));
         self.spans[s].remove(reg.addr, reg.end(), &reg.handle);
+        self.hints.remove(reg.addr, reg.end());
         self.totals[s] = self.totals[s].saturating_sub(reg.len);
         if self.by_addr[s].is_empty() {
             self.overlapping[s] = false;
@@ -129,6 +137,13 @@ impl RegSet {
             map.range(..(end, 0)).rev().find(|(_, l)| **l > 0).filter(|((a, _), l)| reg_end(*a, **l) > addr)
         };
         hit.and_then(|((_, h), _)| self.by_handle.get(h))
+    }
+
+    /// The hints of the live registrations (any kind): a `true` from them means a live
+    /// registration contains the range; `false` says nothing (ask [`RegSet::span_of_range`]).
+    #[inline(always)]
+    pub fn hints(&self) -> HintProbe<'_> {
+        self.hints.probe(self.spans[0].levels() | self.spans[1].levels())
     }
 
     /// Whether `[addr, addr + len)` lies inside one live registration of any kind.
@@ -202,12 +217,19 @@ impl RegSet {
 pub struct PeerView {
     /// Per kind (device, host): the non-empty registrations, with their handle.
     spans: [SpanIndex<usize>; 2],
+    hints: SpanHints,
 }
 
 impl PeerView {
     /// The snapshot of `regs`.
     pub fn of(regs: &RegSet) -> PeerView {
-        PeerView { spans: regs.spans.clone() }
+        PeerView { spans: regs.spans.clone(), hints: regs.hints.clone() }
+    }
+
+    /// [`RegSet::hints`] of the snapshot.
+    #[inline(always)]
+    pub fn hints(&self) -> HintProbe<'_> {
+        self.hints.probe(self.spans[0].levels() | self.spans[1].levels())
     }
 
     /// The kind of a registration of the snapshot containing `[addr, addr + len)` (device

@@ -1,13 +1,15 @@
 //! Per-process state: the lazily created [`Runtime`] (configuration, rule actions, detected
 //! environment) and the [`State`] of registrations and allocations behind one reader-writer
 //! lock, sharded by thread. The hot look-ups read a [`snapshot`] of it instead, with no lock;
-//! containment is answered by [`spans`] indexes in expected O(1).
+//! containment is answered by [`spans`] indexes in expected O(1), and a clean transfer's
+//! ranges first by [`hints`].
 //!
 //! Nothing here runs at load time but [`install_fork_handlers`] (see `src/ffi/mod.rs`). The
 //! lock is never held while the vendor runs, and a `pthread_atfork` handler makes sure a child
 //! process starts with it usable and with the parent's registrations.
 
 pub mod datadist;
+pub mod hints;
 pub mod hixl;
 pub mod hixl_facts;
 pub mod queries;

@@ -22,21 +22,21 @@ const MIN_LEVEL: u32 = 12;
 /// touches at most two.
 const MAX_LEVEL: u32 = usize::BITS - 1;
 /// The low bits of a bucket key that hold the level.
-const LEVEL_BITS: u32 = 6;
+pub(super) const LEVEL_BITS: u32 = 6;
 
 /// One span: `(start, end, payload)`.
 pub type Span<T> = (usize, usize, T);
 
 /// The level of a span (or query) of `len` bytes: the smallest `L >= 12` with `2^L >= len`
 /// (capped at the largest level).
-fn level_of(len: usize) -> u32 {
+pub(super) fn level_of(len: usize) -> u32 {
     let ceil_log2 = if len <= 1 { 0 } else { usize::BITS - (len - 1).leading_zeros() };
     ceil_log2.clamp(MIN_LEVEL, MAX_LEVEL)
 }
 
 /// The bucket of the level-`level` granule holding `addr`. Granule numbers at level 12 or
 /// more leave the low bits free for the level, so keys of different levels never collide.
-fn key(level: u32, addr: usize) -> usize {
+pub(super) fn key(level: u32, addr: usize) -> usize {
     ((addr >> level) << LEVEL_BITS) | level as usize
 }
 
@@ -188,6 +188,12 @@ impl<T: Copy + PartialEq> SpanIndex<T> {
             }
         }
         None
+    }
+
+    /// Bit `L` is set while some span lives at level `L`.
+    #[inline]
+    pub fn levels(&self) -> u64 {
+        self.levels
     }
 
     /// Spans stored.

@@ -445,6 +445,32 @@ int Run(const std::string &s) {
     UnregisteredTransfer(o);
   } else if (s == "xfer_unregistered_hixl_cs") {
     UnregisteredTransfer(Transports("\"roce:device\""));
+  } else if (s == "xfer_after_dereg_comm_no_pool" || s == "xfer_after_dereg_hixl_cs") {
+    // A page transferred from, then deregistered: the next transfer from it is a transfer of
+    // unregistered memory (what regcheck knew of the page must go with it). comm with the pool
+    // off deregisters while linked; hixl_cs only once unlinked, so it links again.
+    bool cs = s == "xfer_after_dereg_hixl_cs";
+    Options o = cs ? Transports("\"roce:device\"") : Options();
+    if (!cs) o[hixl::OPTION_BUFFER_POOL] = "0:0";
+    Init(a, kA, o);
+    Init(b, kB, o);
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, ha2 = nullptr, hb = nullptr;
+    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
+    rc("register_next", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &ha2));
+    rc("register_b", Reg(b, q, 4 * kPage, hixl::MEM_HOST, &hb));
+    rc("connect", a.Connect(kB, 1000));
+    rc("before", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    if (cs) rc("unlink", a.Disconnect(kB, 1000));
+    rc("dereg", a.DeregisterMem(ha));
+    if (cs) rc("relink", a.Connect(kB, 1000));
+    rc("after", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("next", a.TransferSync(kB, hixl::WRITE, Ops(p + kPage, q, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha2);
+    b.DeregisterMem(hb);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "autoconnect_refused_transfer") {
     // hixl_cs with AutoConnect: A's first transfer links to B; a transfer from an unregistered
     // page fails, and the vendor drops the link (HixlEngine::AutoDisconnect); B registers

@@ -257,3 +257,41 @@ fn a_refused_transfer_drops_the_autoconnect_link_as_the_vendors_failure_does() {
         }
     }
 }
+
+/// A page transferred from and then deregistered is unregistered memory again: the next
+/// transfer from it is judged as one (refused before the vendor, with the vendor's code), while
+/// its registered neighbour still transfers. Both engines that refuse unregistered local memory:
+/// comm with the buffer pool off (deregistered while linked) and hixl_cs (deregistered between
+/// links).
+#[test]
+fn a_deregistered_page_is_unregistered_memory_again() {
+    for (scenario, refused) in [("xfer_after_dereg_comm_no_pool", 503900), ("xfer_after_dereg_hixl_cs", 103900)] {
+        let cs = scenario.ends_with("hixl_cs");
+        let mut codes = vec![("register", 0), ("register_next", 0), ("register_b", 0), ("connect", 0), ("before", 0)];
+        if cs {
+            codes.push(("unlink", 0));
+        }
+        codes.push(("dereg", 0));
+        if cs {
+            codes.push(("relink", 0));
+        }
+        codes.extend([("after", refused), ("next", 0), ("disconnect", 0)]);
+        let b = crate::bare(scenario, &[]);
+        let want: Vec<(String, u32)> = codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+        assert_eq!(crate::codes(&b), want, "the vendor's behaviour: {}", b.dump());
+        let outs = Case {
+            scenario,
+            env: &[],
+            codes: &codes,
+            rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+            absent: &[],
+            // "before" and "next" reach the vendor; "after" regcheck refuses itself.
+            forwarded: &[(XFER, 2)],
+        }
+        .check();
+        for o in &outs {
+            let line = o.messages().into_iter().find(|l| l.contains("[HIXL-XFER-LOCAL-UNREGISTERED]"));
+            assert!(line.is_some_and(|l| l.contains("regcheck: error:")), "{}", o.dump());
+        }
+    }
+}

@@ -336,6 +336,32 @@ fn judge_transfer(
                 },
             };
             match findings {
+                // The clean call, first: each op's ranges surely inside a registration by the
+                // hints (one load each), the look-ups asked only where a hint says nothing.
+                // Where this holds, so does `rules::transfer_clean`: no op is empty, every
+                // local range lies in one registration and every remote one in the view.
+                None if fabric.is_none()
+                    && matches!(facts.state, InstanceState::Initialized)
+                    && facts.linked != Some(false)
+                    && !ops.is_empty()
+                    && regs.is_some_and(|r| {
+                        let (near, far) = (r.hints(), view.map(PeerView::hints));
+                        ops.iter().all(|op| {
+                            let (l, r_addr, n) = (op.local_addr, op.remote_addr, op.len);
+                            let args_ok = (n != 0) & (l != 0) & (r_addr != 0);
+                            let hinted = near.contains(l, n) & far.is_none_or(|f| f.contains(r_addr, n));
+                            args_ok
+                                && (hinted
+                                    || local(l, n as u64).is_some()
+                                        && matches!(
+                                            remote(r_addr, n as u64),
+                                            RemoteView::Unknown | RemoteView::Registered(_)
+                                        ))
+                        })
+                    }) =>
+                {
+                    true
+                }
                 None => rules::transfer_clean(&facts, ops, &local, &remote),
                 Some(out) => {
                     *out = rules::check_transfer(call, name, facts, ops, local, remote);
