@@ -471,6 +471,25 @@ int Run(const std::string &s) {
     b.DeregisterMem(hb);
     a.Finalize();
     b.Finalize();
+  } else if (s == "comm_failure_sets_context") {
+    // The comm engine registers through HCCL inside its own ACL context, left current on a
+    // thread that had none (the vendor's TemporaryRtContext): after a forced reset took the
+    // thread's context, a registration HCCL refuses leaves the engine's context current, and
+    // the thread's next ACL registration succeeds.
+    Init(a, kA);
+    uintptr_t p = MallocHost(8 * kPage), q = MallocHost(4 * kPage);
+    MemHandle h = nullptr;
+    rc("register", Reg(a, p, 8 * kPage, hixl::MEM_HOST, &h));
+    rc("reset_force", aclrtResetDeviceForce(0));
+    aclrtContext ctx = nullptr;
+    printf("value context_before %d\n", aclrtGetCurrentContext(&ctx) == ACL_SUCCESS && ctx != nullptr);
+    rc("overlap", Reg(a, p + 2 * kPage, kPage, hixl::MEM_HOST));
+    ctx = nullptr;
+    printf("value context_after %d\n", aclrtGetCurrentContext(&ctx) == ACL_SUCCESS && ctx != nullptr);
+    rc("acl_register", aclrtHostRegisterV2(reinterpret_cast<void *>(q), 4 * kPage, ACL_HOST_REG_MAPPED));
+    rc("acl_unregister", aclrtHostUnregister(reinterpret_cast<void *>(q)));
+    a.DeregisterMem(h);
+    a.Finalize();
   } else if (s == "autoconnect_refused_transfer") {
     // hixl_cs with AutoConnect: A's first transfer links to B; a transfer from an unregistered
     // page fails, and the vendor drops the link (HixlEngine::AutoDisconnect); B registers

@@ -318,6 +318,34 @@ fn deregistration_rules() {
     }
 }
 
+/// A registration the comm engine's HCCL refuses, on a thread a forced reset left without a
+/// context: the vendor's failure leaves the engine's context current (its TemporaryRtContext
+/// restores only a context the caller had), so the thread's next ACL registration succeeds.
+/// regcheck cannot make that context current, so it leaves the overlap to the vendor there,
+/// warned (found by the differential test, seed 0x2).
+#[test]
+fn a_comm_registration_refused_without_a_context_is_the_vendors_to_answer() {
+    let want = [("register", 0), ("reset_force", 0), ("overlap", 103900), ("acl_register", 0), ("acl_unregister", 0)];
+    let want: Vec<(String, u32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    let b = bare("comm_failure_sets_context", &[]);
+    assert_eq!(codes(&b), want, "the vendor's behaviour: {}", b.dump());
+    assert_eq!((value(&b, "context_before"), value(&b, "context_after")), (Some(0), Some(1)), "{}", b.dump());
+    let outs = Case {
+        scenario: "comm_failure_sets_context",
+        env: &[],
+        codes: &[("register", 0), ("reset_force", 0), ("overlap", 103900), ("acl_register", 0), ("acl_unregister", 0)],
+        rules: &["HIXL-REG-OVERLAP"],
+        absent: &[],
+        forwarded: &[(REG, 2)],
+    }
+    .check();
+    for o in &outs {
+        assert_eq!(value(o, "context_after"), Some(1), "{}", o.dump());
+        assert!(o.stderr.contains("regcheck: warning: [HIXL-REG-OVERLAP]"), "{}", o.dump());
+        assert!(o.stderr.contains("no current ACL context"), "{}", o.dump());
+    }
+}
+
 /// Connecting an instance to its own local engine fails: hixl_cs refuses the name with
 /// PARAM_INVALID (rejected before the vendor, named), the comm engine fails on its own device
 /// (warned; the vendor answers). Reported in the field as a hang: it is a failure.

@@ -283,7 +283,7 @@ pub unsafe fn register_mem(
             let hdk = hdk_fact(rt);
             let limit = rt.config.hixl_max_regs;
             let peers = tcp_peers(key, false);
-            let (checks, overlapped) = state::with(|s| {
+            let (checks, overlapped, engine) = state::with(|s| {
                 let empty = Instance::default();
                 let inst = s.hixl.instances.get(&key);
                 let i = inst.unwrap_or(&empty);
@@ -314,12 +314,13 @@ pub unsafe fn register_mem(
                 };
                 let c = rules::check_register(&a, &facts);
                 let overlapped = overlap.cloned();
+                let engine = inst.and_then(|i| i.engine);
                 if c.has(crate::rules::RuleId::HixlRegCountNear) {
                     if let Some(i) = s.hixl.instances.get_mut(&key) {
                         i.near_warned = true;
                     }
                 }
-                (c, overlapped)
+                (c, overlapped, engine)
             });
             note_skips(rt, &checks);
             let top = crate::platform::address::user_space_top();
@@ -327,6 +328,9 @@ pub unsafe fn register_mem(
                 crate::rules::address::first_for_hixl(checks.findings, crate::rules::address::check_hixl(&a, top));
             if let Some(r) = overlapped {
                 findings = overlap_sites(rt, findings, &a, &r, site);
+            }
+            if engine == Some(crate::state::hixl_facts::Engine::Comm) && a.range().is_some() && !findings.is_empty() {
+                leave_to_hccl_without_context(&mut findings);
             }
             reject_or(rt, Api::Cpp, call, || reg_args_text(&a, None), &findings)?;
             Ok(Some((a, site)))
@@ -348,6 +352,27 @@ pub unsafe fn register_mem(
             });
         },
     )
+}
+
+/// The comm engine registers an initialised instance's non-wrapping range through HCCL inside
+/// its own ACL context, which stays current on a thread that had none (hicann/hixl
+/// `TemporaryRtContext` restores only a context the caller had): the vendor's failure there
+/// leaves the thread with the engine's context, and later ACL calls of the thread succeed.
+/// regcheck cannot make that context current itself, so on such a thread what the vendor fails
+/// with its own code is left to the vendor (a warning that says so), never refused before it.
+#[cold]
+fn leave_to_hccl_without_context(findings: &mut [crate::rules::Finding]) {
+    use crate::rules::{Action, Harm};
+    let fails = |f: &crate::rules::Finding| f.rule.info().harm == Harm::Fails;
+    if !findings.iter().any(fails) || queries::current_context() != Some(None) {
+        return;
+    }
+    for f in findings.iter_mut().filter(|f| fails(f)) {
+        if f.action.unwrap_or(f.rule.info().default) == Action::Error {
+            f.action = Some(Action::Warn);
+            f.problem.push_str(" (this thread has no current ACL context: the comm engine's own failure leaves its context current on it, which regcheck cannot do, so the vendor answers)");
+        }
+    }
 }
 
 /// `Status DeregisterMem(MemHandle mem_handle)`.
