@@ -322,15 +322,27 @@ const char kEE1018Unregister[] =
     "mapping. ErrorCode=EE1018.";
 
 
+// The runtime's FindOverlappingMemory (register_memory.cc): the first entry at or after the
+// range's start when it begins inside the range, else the entry before the start when its last
+// byte (base + size - 1, wrapping as the runtime computes it) reaches the start. When entries
+// overlap each other (V1 registrations enter the mapped table without this check) it does not
+// see every overlap, and neither does the runtime.
+template <class Map, class Len>
+bool find_overlapping(const Map &m, uintptr_t start, uintptr_t last, Len len) {
+    if (m.empty()) return false;
+    auto it = m.lower_bound(start);
+    if (it != m.end() && it->first <= last) return true;
+    if (it == m.begin()) return false;
+    auto p = std::prev(it);
+    return p->first + len(p->second) - 1 >= start;
+}
+
+// CheckMemoryRangeRegistered: the pinned table, then the mapped one.
 bool overlaps_rt_tables_locked(uintptr_t base, uint64_t size) {
     State &s = st();
     uintptr_t last = base + size - 1;
-    auto hit = [&](uintptr_t k, uint64_t len) { return k <= last && k + len - 1 >= base; };
-    auto p = s.rt_pinned.upper_bound(last);
-    if (p != s.rt_pinned.begin() && hit(std::prev(p)->first, std::prev(p)->second)) return true;
-    auto m = s.rt_mapped.upper_bound(last);
-    if (m != s.rt_mapped.begin() && hit(std::prev(m)->first, std::prev(m)->second.first)) return true;
-    return false;
+    return find_overlapping(s.rt_pinned, base, last, [](uint64_t len) { return len; }) ||
+           find_overlapping(s.rt_mapped, base, last, [](const std::pair<uint64_t, uintptr_t> &v) { return v.first; });
 }
 
 aclError rt_host_register_v2(const char *api, void *ptr, uint64_t size, uint32_t flag) {

@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::fmt::Write as _;
 
 use super::{decide, run, run_unrecorded, Api, Verdict};
-use crate::codes::acl as code;
+use crate::codes::{acl as code, host_reg};
 use crate::platform::{memlock, memmap};
 use crate::report::{write_hex, Args};
 use crate::rules::acl::{self as rules, Locked, ProductVerdict, RegArgs, RegCall};
@@ -100,14 +100,25 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     }
     findings.extend(rules::check_context(context.map(|c| c.is_some())));
     let device = device.unwrap_or(-1);
-    let Some((start, end)) = a.range() else { return (findings, device) };
-    if let Some(f) = crate::rules::address::check_acl(a, crate::platform::address::user_space_top()) {
-        if rt.action(f.rule) != crate::rules::Action::Off {
-            findings.push(f);
-            return (findings, device); // nothing of the process is there: no memory-map query
-        }
+    let Some((start, end)) = a.range() else {
+        // A range that wraps: the runtime's tables still look at it (its last byte wraps).
+        overlap_findings(rt, a, device, &mut findings);
+        return (findings, device);
+    };
+    let outside = crate::rules::address::check_acl(a, crate::platform::address::user_space_top())
+        .filter(|f| rt.action(f.rule) != crate::rules::Action::Off);
+    match outside {
+        // Nothing of the process is there: no memory-map query; the runtime's tables are still
+        // checked before the driver refuses the range.
+        Some(f) => findings.push(f),
+        None => memory_findings(rt, a, start, end, &mut findings),
     }
+    overlap_findings(rt, a, device, &mut findings);
+    (findings, device)
+}
 
+/// What the memory of `[start, end)` is (the process's map, locking, the memlock limit).
+fn memory_findings(rt: &Runtime, a: &RegArgs, start: usize, end: usize, findings: &mut Vec<Finding>) {
     let by_malloc_host = state::read(|s| s.host_allocs.containing_range(start, end - start).is_some());
     let want_lock_state = !by_malloc_host && (rt.kernel.needs_page_locked() || a.call.pinned());
     // Memory that is the heap, a stack or a regular file's mapping is certainly not from
@@ -149,15 +160,31 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
     if a.call.pinned() {
         findings.extend(rules::check_memlock(a, locked, &memlock::probe()));
     }
+}
+
+/// The overlap of `[start, end)` with what is registered: on the runtime-table path V2 asks the
+/// runtime's process-wide tables, as the runtime does (`state::rt_tables`); otherwise the
+/// driver's registrations of the device.
+fn overlap_findings(rt: &Runtime, a: &RegArgs, device: i32, findings: &mut Vec<Finding>) {
     let path = rt.reg_path(device);
-    // On the tables V2 checks every device's registrations (the tables are process-wide).
     let tables_v2 = path == crate::platform::release::RegPath::Tables && matches!(a.call, RegCall::V2 { .. });
+    let range = a.range();
+    if range.is_none() && !tables_v2 {
+        return;
+    }
     let (existing, elsewhere, first) = state::read(|s| {
-        let here = s.host_regs.overlapping(device, start, end).copied();
-        let there = if here.is_none() && tables_v2 {
-            s.host_regs.overlapping_elsewhere(device, start, end).copied()
+        let (here, there) = if tables_v2 {
+            // An overlap the tables miss (their entries overlapping each other) is the
+            // driver's to find, for what reaches it: the vendor answers.
+            match s.rt_tables.overlapping(a.ptr as u64, a.size) {
+                None => (None, None),
+                Some((base, last)) => match s.host_regs.exact(device, base as usize) {
+                    Some(r) => (Some(*r), None),
+                    None => (None, Some(s.host_regs.held_in_runtime_tables(base as usize, last as usize))),
+                },
+            }
         } else {
-            None
+            (range.and_then(|(start, end)| s.host_regs.overlapping(device, start, end).copied()), None)
         };
         let first = here.or(there).and_then(|r| s.host_reg_sites.get(r.device, r.base));
         (here, there, first)
@@ -171,8 +198,8 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
                 findings.push(rules::overlap_with_sites(
                     f,
                     &r,
-                    start,
-                    (end - start) as u64,
+                    a.ptr,
+                    a.size,
                     first.map(site).as_deref(),
                     this.as_deref(),
                 ));
@@ -180,7 +207,6 @@ fn unordered_register_findings(rt: &Runtime, a: &RegArgs) -> (Vec<Finding>, i32)
             None => findings.push(f),
         }
     }
-    (findings, device)
 }
 
 /// The check of a registration: its arguments, the device, and where it was made (a return
@@ -206,6 +232,15 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, site: usize, ret: i32)
     }
     if ret != code::SUCCESS {
         return;
+    }
+    if rt.reg_path(device) == crate::platform::release::RegPath::Tables {
+        // What the runtime inserted: V1 and V2 with a device mapping into its mapped table
+        // (on success of the driver), V2 with PINNED into its pinned one.
+        let (pinned, mapped) = match a.call {
+            RegCall::V2 { flag } => (flag & host_reg::PINNED != 0, flag & host_reg::DEVICE_MAPPED != 0),
+            RegCall::V1 { .. } => (false, true),
+        };
+        state::with(|s| s.rt_tables.insert(a.ptr as u64, a.size, pinned, mapped));
     }
     if let Some((start, end)) = a.recorded_range() {
         state::with(|s| {
@@ -343,6 +378,10 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         },
         || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
         |_, (record, site), ret| {
+            if *ret == code::SUCCESS {
+                // The runtime erased its tables' entries at the pointer (where it keeps them).
+                state::with(|s| s.rt_tables.unregistered(ptr as u64));
+            }
             let Some((device, after_reset)) = record else { return };
             // A failed unregister keeps the entry: the registration is still live (another
             // device's too: on the driver path it is that device's driver's). One kept through

@@ -2,7 +2,8 @@
 //! environment) and the [`State`] of registrations and allocations behind one reader-writer
 //! lock, sharded by thread. The hot look-ups read a [`snapshot`] of it instead, with no lock;
 //! containment is answered by [`spans`] indexes in expected O(1), and a clean transfer's
-//! ranges first by [`hints`].
+//! ranges first by [`hints`]. [`rt_tables`] keeps the runtime's own registration tables as the
+//! runtime does, on its runtime-table path.
 //!
 //! Nothing here runs at load time but [`install_fork_handlers`] (see `src/ffi/mod.rs`). The
 //! lock is never held while the vendor runs, and a `pthread_atfork` handler makes sure a child
@@ -14,6 +15,7 @@ pub mod hixl;
 pub mod hixl_facts;
 pub mod queries;
 pub mod registry;
+pub mod rt_tables;
 pub mod snapshot;
 pub mod spans;
 
@@ -35,6 +37,8 @@ use registry::{AllocMap, HostRegistry, Unregistered};
 #[derive(Debug, Default)]
 pub struct State {
     pub host_regs: HostRegistry,
+    /// The runtime's own registration tables, kept on its runtime-table path.
+    pub rt_tables: rt_tables::RuntimeTables,
     /// Host registrations seen unregistered (for a double unregistration regcheck saw).
     pub host_unregs: Unregistered,
     /// Where each live host registration was made (for a later overlap's message).

@@ -171,6 +171,25 @@ impl HostRegistry {
         self.devices.iter().filter(|(d, _)| *d != device).find_map(|(d, _)| self.overlapping(*d, start, end))
     }
 
+    /// The registration behind the runtime's table entry `[base, last]` (see
+    /// [`super::rt_tables`]) when it is not the current device's: another device's live one,
+    /// else one with a device address that a device reset released (returned marked
+    /// [`HostReg::after_reset`]), else one regcheck has no record of (device -1, marked too).
+    pub fn held_in_runtime_tables(&self, base: usize, last: usize) -> HostReg {
+        let live = self.devices.iter().find_map(|(_, m)| m.by_base.get(&base)).copied();
+        live.or_else(|| {
+            self.released.get(&base).filter(|r| r.api != HostRegApi::Hal).map(|r| HostReg { after_reset: true, ..*r })
+        })
+        .unwrap_or(HostReg {
+            device: -1,
+            base,
+            len: last.wrapping_sub(base).wrapping_add(1) as u64,
+            flags: 0,
+            api: HostRegApi::V2,
+            after_reset: true,
+        })
+    }
+
     /// Drop every registration of `device` (the vendor drops them when the device is reset).
     /// Returns how many were dropped.
     pub fn remove_device(&mut self, device: i32) -> usize {
@@ -328,6 +347,15 @@ mod tests {
         r.insert(reg(2, 0x20000, 0x1000));
         assert!(r.pinned_base_elsewhere(0, 0x20000).is_none(), "a mapped one is the driver's, per device");
         assert!(r.pinned_base_elsewhere(0, 0x4800).is_none(), "the base only");
+        // Behind a runtime table entry: another device's live registration, else a released
+        // one with a device address, else none regcheck knows.
+        let t = r.held_in_runtime_tables(0x1000, 0x1fff);
+        assert!(t.after_reset && t.device == 0 && t.len == 0x1000, "released: {t:?}");
+        assert_eq!(r.held_in_runtime_tables(0xc000, 0xcfff).api, HostRegApi::V1);
+        let live = r.held_in_runtime_tables(0x10000, 0x10fff);
+        assert!(!live.after_reset && live.device == 1, "another device's, live: {live:?}");
+        let unknown = r.held_in_runtime_tables(0x50000, 0x50fff);
+        assert!(unknown.after_reset && unknown.device == -1 && unknown.len == 0x1000, "{unknown:?}");
     }
 
     #[test]

@@ -735,6 +735,51 @@ fn a_device_pointer_after_a_reset_is_the_vendors_to_answer() {
     }
 }
 
+/// On the runtime-table path the runtime's mapped table keeps a MAPPED registration through
+/// its device's reset: a registration over it is refused with 507910, before the context check
+/// up to 9.1.0 (a thread with no device gets 507910, not 107002) and after it later (107002
+/// first); regcheck knows the path and refuses both with the vendor's code, named (the
+/// differential test's last "another code than the vendor's": seeds 0x0, 0x2 and 0x6, step 2).
+#[test]
+fn a_device_reset_keeps_the_runtime_tables_mapped_registrations() {
+    for (release, no_context) in [("9.1.0", 507910), ("9.2.0", 107002)] {
+        let env = [("ACLSIM_PIN_REGISTER", "0"), ("ACLSIM_CANN_VERSION", release)];
+        let want: Vec<(String, i32)> = [
+            ("register_mapped", 0),
+            ("reset_last", 0),
+            ("no_context_misaligned", no_context),
+            ("set", 0),
+            ("register_mapped_again", 507910),
+            ("wrapping_over", 507910),
+            ("register_beside", 0),
+            ("unregister_beside", 0),
+            ("unregister_mapped", 507911),
+        ]
+        .iter()
+        .map(|(l, c)| (l.to_string(), *c))
+        .collect();
+        assert_eq!(codes(&bare("reset_keeps_mapped", &env)), want, "the vendor's behaviour, {release}");
+        for mode in [Mode::Preload, Mode::Shared] {
+            for audited in [false, true] {
+                let run = env.iter().fold(scenarios().run(mode).arg("reset_keeps_mapped"), |r, (k, v)| r.env(k, v));
+                let o = if audited { run.audit() } else { run }.run();
+                let ctx = || format!("{release}, {mode:?}, audited {audited}\n{}", o.dump());
+                assert_eq!(codes(&o), want, "{}", ctx());
+                // The registrations the tables refuse never reach the vendor.
+                assert_eq!(o.sim_calls(V2), 2, "{}", ctx());
+                let line = o.messages().into_iter().find(|l| l.contains("[ACL-HOSTREG-OVERLAP]"));
+                let line = line.unwrap_or_else(|| panic!("not named: {}", ctx()));
+                assert!(
+                    line.contains("regcheck: error:") && line.contains("before a reset released that device"),
+                    "{}",
+                    ctx()
+                );
+                assert_eq!(value(&o, "live"), Some(0), "{}", ctx());
+            }
+        }
+    }
+}
+
 /// `aclrtResetDeviceForce` releases the device whatever the count of `aclrtSetDevice` calls:
 /// regcheck sees it and forgets the device's registrations as at the last `aclrtResetDevice`,
 /// so on the driver's path, where the reset ends them, the same memory registers again

@@ -52,7 +52,51 @@ pub fn check_overlap(device: i32, existing: Option<&HostReg>) -> Option<Finding>
 /// on another device: on the runtime-table path the runtime's tables are process-wide
 /// (hicann/runtime `register_memory.cc`, `CheckMemoryRangeRegistered`), the driver's check
 /// (the driver path) is per device. Said after the vendor's answer, as a warning.
+///
+/// `r` marked [`HostReg::after_reset`]: a registration with a device address that a reset of
+/// its device released; the runtime's mapped table keeps it (`InsertMappedMemory`), and the
+/// driver, which forgot it with the device, refuses its `aclrtHostUnregister`.
 pub fn check_overlap_elsewhere(device: i32, r: &HostReg) -> Finding {
+    if r.device < 0 {
+        return Finding::new(
+            RuleId::AclHostregOverlap,
+            "ptr",
+            format!(
+                "the range overlaps [0x{:x}, 0x{:x}) ({}), which the runtime's process-wide tables hold (on the runtime-table path: a driver without the pinned-register feature) though regcheck has no record of its registration",
+                r.base,
+                r.end(),
+                human(r.len)
+            ),
+            format!(
+                "register memory outside [0x{:x}, 0x{:x}), or aclrtHostUnregister(0x{:x}) first where it is still registered",
+                r.base,
+                r.end(),
+                r.base
+            ),
+        )
+        .with_action(Action::Warn);
+    }
+    if r.after_reset {
+        return Finding::new(
+            RuleId::AclHostregOverlap,
+            "ptr",
+            format!(
+                "the range overlaps the registration [0x{:x}, 0x{:x}) ({}, {}) made on device {} before a reset released that device: on the runtime-table path (a driver without the pinned-register feature) the runtime's process-wide mapped table keeps it through the reset, and aclrtHostRegisterV2 checks that table",
+                r.base,
+                r.end(),
+                human(r.len),
+                r.flags_text(),
+                r.device
+            ),
+            format!(
+                "aclrtHostUnregister(0x{:x}) before resetting its device (after the reset the driver no longer knows it and the table keeps it for the process's life); meanwhile register memory outside [0x{:x}, 0x{:x})",
+                r.base,
+                r.base,
+                r.end()
+            ),
+        )
+        .with_action(Action::Warn);
+    }
     Finding::new(
         RuleId::AclHostregOverlap,
         "ptr",
@@ -412,6 +456,17 @@ mod tests {
         let f = check_overlap_elsewhere(0, &r);
         assert_eq!((f.rule, f.action), (RuleId::AclHostregOverlap, Some(Action::Warn)));
         assert!(f.problem.contains("device 1, not on device 0") && f.problem.contains("process-wide"), "{}", f.problem);
+        let released = check_overlap_elsewhere(0, &HostReg { after_reset: true, ..r });
+        assert_eq!((released.rule, released.action), (RuleId::AclHostregOverlap, Some(Action::Warn)));
+        assert!(
+            released.problem.contains("made on device 1 before a reset released")
+                && released.problem.contains("mapped table keeps it"),
+            "{}",
+            released.problem
+        );
+        assert!(released.fix.contains("aclrtHostUnregister(0x10000) before resetting"), "{}", released.fix);
+        let unknown = check_overlap_elsewhere(0, &HostReg { device: -1, after_reset: true, ..r });
+        assert!(unknown.problem.contains("no record of its registration"), "{}", unknown.problem);
     }
 
     /// Every call the one-scalar pass does not find clean has a finding (so the hot path never
