@@ -233,34 +233,37 @@ fn record_register(rt: &Runtime, a: RegArgs, device: i32, site: usize, ret: i32)
     if ret != code::SUCCESS {
         return;
     }
-    if rt.reg_path(device) == crate::platform::release::RegPath::Tables {
-        // What the runtime inserted: V1 and V2 with a device mapping into its mapped table
-        // (on success of the driver), V2 with PINNED into its pinned one.
-        let (pinned, mapped) = match a.call {
-            RegCall::V2 { flag } => (flag & host_reg::PINNED != 0, flag & host_reg::DEVICE_MAPPED != 0),
-            RegCall::V1 { .. } => (false, true),
-        };
-        state::with(|s| s.rt_tables.insert(a.ptr as u64, a.size, pinned, mapped));
+    // What the runtime inserted on its runtime-table path: V1 and V2 with a device mapping into
+    // its mapped table (on success of the driver), V2 with PINNED into its pinned one.
+    let tables = (rt.reg_path(device) == crate::platform::release::RegPath::Tables).then_some(match a.call {
+        RegCall::V2 { flag } => (flag & host_reg::PINNED != 0, flag & host_reg::DEVICE_MAPPED != 0),
+        RegCall::V1 { .. } => (false, true),
+    });
+    let recorded = a.recorded_range();
+    if tables.is_none() && recorded.is_none() {
+        return;
     }
-    if let Some((start, end)) = a.recorded_range() {
-        state::with(|s| {
-            s.host_unregs.forget(device, start);
-            s.host_reg_sites.note(device, start, site);
-            // A PINNED-only record kept through a device reset that the vendor has just
-            // registered over was gone (the driver path): it makes way.
-            while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
-                s.host_regs.remove(device, old.base);
-            }
-            s.host_regs.insert(HostReg {
-                device,
-                base: start,
-                len: (end - start) as u64,
-                flags: a.call.flags(),
-                api: a.call.api(),
-                after_reset: false,
-            })
-        });
-    }
+    state::with(|s| {
+        if let Some((pinned, mapped)) = tables {
+            s.rt_tables.insert(a.ptr as u64, a.size, pinned, mapped);
+        }
+        let Some((start, end)) = recorded else { return };
+        s.host_unregs.forget(device, start);
+        s.host_reg_sites.note(device, start, site);
+        // A PINNED-only record kept through a device reset that the vendor has just
+        // registered over was gone (the driver path): it makes way.
+        while let Some(old) = s.host_regs.overlapping(device, start, end).filter(|r| r.after_reset).copied() {
+            s.host_regs.remove(device, old.base);
+        }
+        s.host_regs.insert(HostReg {
+            device,
+            base: start,
+            len: (end - start) as u64,
+            flags: a.call.flags(),
+            api: a.call.api(),
+            after_reset: false,
+        })
+    });
 }
 
 /// The vendor refused a V2 registration as already registered while regcheck knows of no
