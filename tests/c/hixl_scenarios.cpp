@@ -159,6 +159,19 @@ void UnregisteredTransfer(const Options &o) {
   b.Finalize();
 }
 
+struct EmptyRegistration {
+  Hixl *h;
+  uintptr_t q;
+};
+
+void *EmptyOnThread(void *p) {
+  EmptyRegistration *e = static_cast<EmptyRegistration *>(p);
+  rc("empty", Reg(*e->h, e->q, 0, hixl::MEM_HOST));
+  rc("acl_register_again", aclrtHostRegisterV2(reinterpret_cast<void *>(e->q), 4 * kPage, ACL_HOST_REG_MAPPED));
+  rc("acl_unregister_again", aclrtHostUnregister(reinterpret_cast<void *>(e->q)));
+  return nullptr;
+}
+
 struct ThreadArg {
   Hixl *h;
   uintptr_t addr;
@@ -488,6 +501,11 @@ int Run(const std::string &s) {
     printf("value context_after %d\n", aclrtGetCurrentContext(&ctx) == ACL_SUCCESS && ctx != nullptr);
     rc("acl_register", aclrtHostRegisterV2(reinterpret_cast<void *>(q), 4 * kPage, ACL_HOST_REG_MAPPED));
     rc("acl_unregister", aclrtHostUnregister(reinterpret_cast<void *>(q)));
+    // An empty range goes to HCCL too (only a wrapping one is refused before it): on a new
+    // thread, which has no context, the failed registration leaves the engine's.
+    EmptyRegistration e{&a, q};
+    pthread_t t;
+    if (pthread_create(&t, nullptr, EmptyOnThread, &e) != 0 || pthread_join(t, nullptr) != 0) die("pthread");
     a.DeregisterMem(h);
     a.Finalize();
   } else if (s == "autoconnect_refused_transfer") {

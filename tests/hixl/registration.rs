@@ -325,18 +325,27 @@ fn deregistration_rules() {
 /// warned (found by the differential test, seed 0x2).
 #[test]
 fn a_comm_registration_refused_without_a_context_is_the_vendors_to_answer() {
-    let want = [("register", 0), ("reset_force", 0), ("overlap", 103900), ("acl_register", 0), ("acl_unregister", 0)];
-    let want: Vec<(String, u32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    let steps = [
+        ("register", 0),
+        ("reset_force", 0),
+        ("overlap", 103900),
+        ("acl_register", 0),
+        ("acl_unregister", 0),
+        ("empty", 103900),
+        ("acl_register_again", 0),
+        ("acl_unregister_again", 0),
+    ];
+    let want: Vec<(String, u32)> = steps.iter().map(|(l, c)| (l.to_string(), *c)).collect();
     let b = bare("comm_failure_sets_context", &[]);
     assert_eq!(codes(&b), want, "the vendor's behaviour: {}", b.dump());
     assert_eq!((value(&b, "context_before"), value(&b, "context_after")), (Some(0), Some(1)), "{}", b.dump());
     let outs = Case {
         scenario: "comm_failure_sets_context",
         env: &[],
-        codes: &[("register", 0), ("reset_force", 0), ("overlap", 103900), ("acl_register", 0), ("acl_unregister", 0)],
-        rules: &["HIXL-REG-OVERLAP"],
+        codes: &steps,
+        rules: &["HIXL-REG-OVERLAP", "HIXL-REG-LEN-ZERO"],
         absent: &[],
-        forwarded: &[(REG, 2)],
+        forwarded: &[(REG, 3)],
     }
     .check();
     for o in &outs {

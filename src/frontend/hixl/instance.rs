@@ -314,7 +314,8 @@ pub unsafe fn register_mem(
                 };
                 let c = rules::check_register(&a, &facts);
                 let overlapped = overlap.cloned();
-                let engine = inst.and_then(|i| i.engine);
+                // The engine, where the vendor's registration would reach it.
+                let engine = inst.filter(|i| i.phase == Phase::Initialized).and_then(|i| i.engine);
                 if c.has(crate::rules::RuleId::HixlRegCountNear) {
                     if let Some(i) = s.hixl.instances.get_mut(&key) {
                         i.near_warned = true;
@@ -329,7 +330,9 @@ pub unsafe fn register_mem(
             if let Some(r) = overlapped {
                 findings = overlap_sites(rt, findings, &a, &r, site);
             }
-            if engine == Some(crate::state::hixl_facts::Engine::Comm) && a.range().is_some() && !findings.is_empty() {
+            // (An empty range goes to HCCL too; only one that wraps is refused before it.)
+            let to_hccl = (a.addr as u64).checked_add(a.len).is_some();
+            if engine == Some(crate::state::hixl_facts::Engine::Comm) && to_hccl && !findings.is_empty() {
                 leave_to_hccl_without_context(&mut findings);
             }
             reject_or(rt, Api::Cpp, call, || reg_args_text(&a, None), &findings)?;
@@ -354,12 +357,13 @@ pub unsafe fn register_mem(
     )
 }
 
-/// The comm engine registers an initialised instance's non-wrapping range through HCCL inside
-/// its own ACL context, which stays current on a thread that had none (hicann/hixl
-/// `TemporaryRtContext` restores only a context the caller had): the vendor's failure there
-/// leaves the thread with the engine's context, and later ACL calls of the thread succeed.
-/// regcheck cannot make that context current itself, so on such a thread what the vendor fails
-/// with its own code is left to the vendor (a warning that says so), never refused before it.
+/// The comm engine registers an initialised instance's non-wrapping range (an empty one too)
+/// through HCCL inside its own ACL context, which stays current on a thread that had none
+/// (hicann/hixl `TemporaryRtContext` restores only a context the caller had): the vendor's
+/// failure there leaves the thread with the engine's context, and later ACL calls of the
+/// thread succeed. regcheck cannot make that context current itself, so on such a thread what
+/// the vendor fails with its own code is left to the vendor (a warning that says so), never
+/// refused before it.
 #[cold]
 fn leave_to_hccl_without_context(findings: &mut [crate::rules::Finding]) {
     use crate::rules::{Action, Harm};
