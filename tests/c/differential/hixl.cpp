@@ -14,6 +14,7 @@
 //                                  {addr(LK, LP, LOFF), addr(RK, RP, ROFF), LEN}, 1000 ms)
 #include <string.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,19 @@ namespace {
 hixl::Hixl *engines;  // never destroyed: the run ends with _exit
 std::string names[2];
 std::vector<hixl::MemHandle> handles;
+// Which engine each kept handle came from, and the kept handles whose object the vendor has
+// freed (deregistered, or its engine finalized). A freed object's address may come back for a
+// registration the vendor makes itself at Initialize (the buffer pool's), in one run's heap
+// layout and not in another's: so at each Initialize the freed handles become bogus ones, and
+// a later DeregisterMem of them never frees the pool's registration in one run only.
+std::map<hixl::MemHandle, int> owner;
+std::vector<hixl::MemHandle> freed;
+
+void Forget(hixl::MemHandle h) {
+  for (size_t i = 0; i < handles.size(); i++)
+    if (handles[i] == h) handles[i] = reinterpret_cast<hixl::MemHandle>(uintptr_t{0xbad00} + 16 * (i + 1));
+  owner.erase(h);
+}
 
 void Setup(World &) {
   engines = new hixl::Hixl[2];
@@ -69,12 +83,16 @@ void Run(World &w, const Step &s, Result &r) {
   const char *op = s.op;
   if (strcmp(op, "hi") == 0) {
     const auto options = Options(Arg(s, 1));
+    for (hixl::MemHandle f : freed) Forget(f);
+    freed.clear();
     Counted(r, "Hixl::Initialize", [&] { return h.Initialize(names[e].c_str(), options); });
   } else if (strcmp(op, "hf") == 0) {
     Counted(r, "Hixl::Finalize", [&] {
       h.Finalize();
       return 0;
     });
+    for (const auto &kv : owner)
+      if (kv.second == e) freed.push_back(kv.first);
   } else if (strcmp(op, "hr") == 0) {
     hixl::MemDesc mem{};
     mem.addr = reinterpret_cast<uintptr_t>(w.Addr(Arg(s, 1), Arg(s, 2), Arg(s, 3)));
@@ -82,11 +100,17 @@ void Run(World &w, const Step &s, Result &r) {
     hixl::MemHandle handle = nullptr;
     Counted(r, "Hixl::RegisterMem",
             [&] { return h.RegisterMem(mem, static_cast<hixl::MemType>(Arg(s, 5)), handle); });
-    if (r.rc == hixl::SUCCESS) Keep(handles, handle);
+    if (r.rc == hixl::SUCCESS) {
+      Keep(handles, handle);
+      owner[handle] = e;
+      freed.erase(std::remove(freed.begin(), freed.end(), handle), freed.end());  // live again
+    }
   } else if (strcmp(op, "hd") == 0) {
     hixl::MemHandle handle = handles.empty() ? reinterpret_cast<hixl::MemHandle>(0xdead0)
                                              : handles[static_cast<size_t>(Arg(s, 1)) % handles.size()];
     Counted(r, "Hixl::DeregisterMem", [&] { return h.DeregisterMem(handle); });
+    auto o = owner.find(handle);
+    if (r.rc == hixl::SUCCESS && o != owner.end() && o->second == e) freed.push_back(handle);
   } else if (strcmp(op, "hc") == 0) {
     Counted(r, "Hixl::Connect", [&] { return h.Connect(other, 1000); });
   } else if (strcmp(op, "hu") == 0) {
