@@ -327,19 +327,20 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
         |rt| {
             // Without a current context the vendor answers 107002 before it looks for the
             // registration: nothing of regcheck's records applies.
-            let Some(device) = queries::device() else { return Ok((None, 0)) };
+            let Some(device) = queries::device() else { return Ok((None, false, 0)) };
             // Where this unregistration is made, for a later one of the same pointer (found
             // before the vendor runs: see `check_register`).
             let site = crate::callsite::caller_ip().unwrap_or(0);
             let p = ptr as usize;
-            let (exact, containing, elsewhere, unregistered, before) = state::read(|s| {
+            let (exact, containing, elsewhere, unregistered, before, in_tables) = state::read(|s| {
                 let exact = s.host_regs.exact(device, p).copied();
                 let elsewhere = match exact {
                     Some(_) => None,
                     None => s.host_regs.pinned_base_elsewhere(device, p).copied(),
                 };
                 let seen = s.host_unregs.seen(device, p);
-                (exact, s.host_regs.containing(device, p).copied(), elsewhere, seen, s.host_unregs.site(device, p))
+                let containing = s.host_regs.containing(device, p).copied();
+                (exact, containing, elsewhere, seen, s.host_unregs.site(device, p), s.rt_tables.is_base(p as u64))
             });
             let mut findings: Vec<Finding> = rules::check_unregister(
                 p,
@@ -372,32 +373,36 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> i32 {
             // one of another device the runtime's process-wide table may hold.
             let record = exact.or(elsewhere).map(|r| (r.device, r.after_reset));
             if findings.is_empty() {
-                return Ok((record, site));
+                return Ok((record, in_tables, site));
             }
             match decide(rt, Api::C, "aclrtHostUnregister", Args::Write(&|o| write_hex(o, "ptr=", p)), &findings) {
                 Verdict::Reject(c) => Err(c as i32),
-                Verdict::Forward => Ok((record, site)),
+                Verdict::Forward => Ok((record, in_tables, site)),
             }
         },
         || call_vendor!(HOST_UNREGISTER, PtrFn, code::API_NOT_SUPPORT; ptr),
-        |_, (record, site), ret| {
-            if *ret == code::SUCCESS {
-                // The runtime erased its tables' entries at the pointer (where it keeps them).
-                state::with(|s| s.rt_tables.unregistered(ptr as u64));
+        |_, (record, in_tables, site), ret| {
+            let ok = *ret == code::SUCCESS;
+            // The runtime erases its tables' entries at the pointer (where it keeps them) when
+            // it succeeds. A failed unregister keeps the record: the registration is still live
+            // (another device's too: on the driver path it is that device's driver's). One kept
+            // through a reset that the vendor refused was gone with the device (the driver path).
+            let forget = match record {
+                Some((device, after_reset)) if ok || after_reset => Some(device),
+                _ => None,
+            };
+            if !(ok && in_tables) && forget.is_none() {
+                return;
             }
-            let Some((device, after_reset)) = record else { return };
-            // A failed unregister keeps the entry: the registration is still live (another
-            // device's too: on the driver path it is that device's driver's). One kept through
-            // a reset that the vendor refused was gone with the device (the driver path).
-            if *ret == code::SUCCESS {
-                state::with(|s| {
-                    if s.host_regs.remove(device, ptr as usize).is_some() {
-                        s.host_unregs.note(device, ptr as usize, site);
-                    }
-                });
-            } else if after_reset {
-                state::with(|s| s.host_regs.remove(device, ptr as usize));
-            }
+            state::with(|s| {
+                if ok && in_tables {
+                    s.rt_tables.unregistered(ptr as u64);
+                }
+                let Some(device) = forget else { return };
+                if s.host_regs.remove(device, ptr as usize).is_some() && ok {
+                    s.host_unregs.note(device, ptr as usize, site);
+                }
+            });
         },
     )
 }
