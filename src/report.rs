@@ -33,6 +33,9 @@ pub enum Outcome {
     ReportOnly(i64),
     /// Logged and forwarded.
     Forwarded,
+    /// Forwarded, and the vendor refused it with this code: the finding says why (a call whose
+    /// every finding the vendor fails itself, with the same code, is left to the vendor).
+    Refused(i64),
     /// Only a check: nothing was called (dry-run API).
     DryRun,
 }

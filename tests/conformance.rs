@@ -48,6 +48,7 @@ fn interposed(lib: &std::path::Path) -> BTreeSet<String> {
 fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> String {
     let mut rejects: Vec<(String, String)> = Vec::new();
     let mut warns: Vec<String> = Vec::new();
+    let mut explains: Vec<(String, String)> = Vec::new();
     // Every finding of a rejected call says "(rejected with C)"; the one that rejected it is the
     // finding whose rule returns C. A finding regcheck saw (an error it does not enforce) on a
     // call another finding rejected is not a rejection of its own. A code no rule returns (a
@@ -70,6 +71,24 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
         code_of(rule).as_deref() == Some(c)
             || !rejected_codes.iter().any(|(r, k)| k == c && code_of(r).as_deref() == Some(c))
     };
+    // Likewise for the refusals regcheck explains.
+    const REFUSED: &str = "(forwarded; the vendor refused it with ";
+    let refused_of = |tail: &str| {
+        tail.find(REFUSED)
+            .map(|i| tail[i + REFUSED.len()..].chars().take_while(char::is_ascii_digit).collect::<String>())
+    };
+    let explained_codes: Vec<(String, String)> = under
+        .stderr
+        .lines()
+        .filter_map(|l| {
+            let (rule, tail) = l.strip_prefix("regcheck: error: [")?.split_once(']')?;
+            Some((rule.to_string(), refused_of(tail)?))
+        })
+        .collect();
+    let explains_it = |rule: &str, c: &str| {
+        code_of(rule).as_deref() == Some(c)
+            || !explained_codes.iter().any(|(r, k)| k == c && code_of(r).as_deref() == Some(c))
+    };
     for line in under.stderr.lines() {
         let (kind, rest) = match (line.strip_prefix("regcheck: error: ["), line.strip_prefix("regcheck: warning: [")) {
             (Some(r), _) => ("error", r),
@@ -81,21 +100,34 @@ fn column(under: &Outcome, bare: &Outcome, interposed: &BTreeSet<String>) -> Str
             .find("(rejected with ")
             .map(|i| tail[i + "(rejected with ".len()..].chars().take_while(char::is_ascii_digit).collect::<String>());
         let forwarded = tail.contains("(forwarded)");
+        // A call regcheck left to the vendor, which refused it: the finding explains the refusal.
+        let refused = refused_of(tail);
         match (kind, code) {
+            ("error", None) if refused.as_deref().is_some_and(|c| explains_it(rule, c)) => {
+                let c = refused.unwrap_or_default();
+                if !explains.iter().any(|(r, k)| r == rule && *k == c) {
+                    explains.push((rule.to_string(), c));
+                }
+            }
             ("error", Some(c)) if owns(rule, &c) && !rejects.iter().any(|(r, k)| r == rule && *k == c) => {
                 rejects.push((rule.to_string(), c));
             }
             ("error", Some(c)) if owns(rule, &c) => {}
             ("error", Some(_)) if !warns.iter().any(|w| w == rule) => warns.push(rule.to_string()),
             ("error", Some(_)) => {}
-            _ if (forwarded || tail.contains("(rejected with ")) && !warns.iter().any(|w| w == rule) => {
+            _ if (forwarded || refused.is_some() || tail.contains("(rejected with "))
+                && !warns.iter().any(|w| w == rule) =>
+            {
                 warns.push(rule.to_string());
             }
             _ => {}
         }
     }
     let mut parts: Vec<String> = rejects.iter().map(|(r, c)| format!("rejects {r} ({c})")).collect();
-    parts.extend(warns.iter().filter(|w| !rejects.iter().any(|(r, _)| r == *w)).map(|w| format!("warns {w}")));
+    parts.extend(explains.iter().map(|(r, c)| format!("explains {r} ({c})")));
+    parts.extend(
+        warns.iter().filter(|w| !rejects.iter().chain(&explains).any(|(r, _)| r == *w)).map(|w| format!("warns {w}")),
+    );
     if !parts.is_empty() {
         return parts.join("; ");
     }

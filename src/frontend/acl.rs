@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 use std::fmt::Write as _;
 
-use super::{decide, run, run_unrecorded, Api, Verdict};
+use super::{decide, explain_refusal, run, run_unrecorded, Api, Verdict};
 use crate::codes::{acl as code, host_reg};
 use crate::platform::{memlock, memmap};
 use crate::report::{write_hex, Args};
@@ -464,8 +464,8 @@ fn explain_devptr(rt: &Runtime, p_host: *mut c_void, p_device: *mut *mut c_void,
         // (hicann/runtime `api_impl.cc`, `ApiImpl::HostGetDevicePointer`; `register_memory.cc`,
         // `GetMappedDevicePointer`). Warned, never counted as a rejection (the vendor answered).
         if let Some(r) = containing.filter(|r| r.base != p && ret == code::RT_PARAM_INVALID) {
-            let _ =
-                decide(rt, Api::C, "aclrtHostGetDevicePointer", args, &[rules::check_devptr_interior(p, device, &r)]);
+            let interior = [rules::check_devptr_interior(p, device, &r)];
+            explain_refusal(rt, Api::C, "aclrtHostGetDevicePointer", args, &interior, i64::from(ret));
         }
         return;
     }
@@ -479,7 +479,7 @@ fn explain_devptr(rt: &Runtime, p_host: *mut c_void, p_device: *mut *mut c_void,
         f.code = Some(i64::from(ret));
     }
     if !findings.is_empty() {
-        let _ = decide(rt, Api::C, "aclrtHostGetDevicePointer", args, &findings);
+        explain_refusal(rt, Api::C, "aclrtHostGetDevicePointer", args, &findings, i64::from(ret));
     }
 }
 

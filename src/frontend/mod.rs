@@ -407,6 +407,24 @@ pub fn warn_bypass_at_exit() {
 /// Who made the call is asked only when it matters: for a finding that would not crash, which
 /// is the vendor's business on its own calls.
 pub fn decide(rt: &Runtime, api: Api, call: &str, args: Args<'_>, findings: &[Finding]) -> Verdict {
+    decide_as(rt, api, call, args, findings, None)
+}
+
+/// [`decide`] for a call regcheck left to the vendor, which refused it with `code`: the
+/// findings say why (logged and counted as decided), and the vendor's answer stands.
+#[cold]
+pub fn explain_refusal(rt: &Runtime, api: Api, call: &str, args: Args<'_>, findings: &[Finding], code: i64) {
+    let _ = decide_as(rt, api, call, args, findings, Some(code));
+}
+
+fn decide_as(
+    rt: &Runtime,
+    api: Api,
+    call: &str,
+    args: Args<'_>,
+    findings: &[Finding],
+    refused: Option<i64>,
+) -> Verdict {
     let severities: Few<Action> = findings.iter().map(|f| rt.action_for(f)).collect();
     if severities.iter().all(|a| *a == Action::Off) {
         return Verdict::Forward;
@@ -492,10 +510,11 @@ pub fn decide(rt: &Runtime, api: Api, call: &str, args: Args<'_>, findings: &[Fi
     let reject = findings.iter().zip(&decisions).find(|(_, d)| d.reject).map(|(f, _)| f.reject_code());
     let report_only =
         findings.iter().zip(&decisions).find(|(_, d)| d.why == Some(Why::ReportMode)).map(|(f, _)| f.reject_code());
-    let outcome = match (reject, report_only) {
-        (Some(code), _) => Outcome::Rejected(code),
-        (None, Some(code)) => Outcome::ReportOnly(code),
-        (None, None) => Outcome::Forwarded,
+    let outcome = match (refused, reject, report_only) {
+        (Some(code), _, _) => Outcome::Refused(code),
+        (None, Some(code), _) => Outcome::Rejected(code),
+        (None, None, Some(code)) => Outcome::ReportOnly(code),
+        (None, None, None) => Outcome::Forwarded,
     };
     for (i, (f, d)) in findings.iter().zip(&decisions).enumerate() {
         let by = suppressed.get(i).and_then(|s| s.as_ref());

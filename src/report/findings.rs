@@ -33,7 +33,8 @@ pub struct Entry {
     pub action: Action,
     /// Whether regcheck rejected the call (enforce mode, an error finding).
     pub rejected: bool,
-    /// The code regcheck returned, or would return in enforce mode (0 when none).
+    /// The code regcheck returned, would return in enforce mode, or the vendor's refusal the
+    /// finding explains (0 when none).
     pub code: i64,
     /// The intercepted function, e.g. `aclrtHostRegisterV2`.
     pub call: String,
@@ -77,7 +78,7 @@ impl Kept {
     fn entry(&self) -> Entry {
         let (rejected, code) = match self.outcome {
             super::Outcome::Rejected(c) => (true, c),
-            super::Outcome::ReportOnly(c) => (false, c),
+            super::Outcome::ReportOnly(c) | super::Outcome::Refused(c) => (false, c),
             super::Outcome::Forwarded | super::Outcome::DryRun => (false, 0),
         };
         let finding = Finding {

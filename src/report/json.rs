@@ -79,6 +79,7 @@ pub fn finding(r: &FindingRecord<'_>) -> String {
         Outcome::Rejected(c) => ("rejected", false, Some(c), None),
         Outcome::ReportOnly(c) => ("report-only", true, None, Some(c)),
         Outcome::Forwarded => ("forwarded", true, None, None),
+        Outcome::Refused(c) => ("vendor-refused", true, Some(c), None),
         Outcome::DryRun => ("dry-run", false, None, None),
     };
     m.insert("rule".into(), json!(info.name));

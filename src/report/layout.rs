@@ -52,6 +52,9 @@ pub fn outcome_text(outcome: Outcome) -> String {
             format!("(report mode: forwarded; enforce returns {code} {})", crate::codes::name(code))
         }
         Outcome::Forwarded => "(forwarded)".to_string(),
+        Outcome::Refused(code) => {
+            format!("(forwarded; the vendor refused it with {code} {})", crate::codes::name(code))
+        }
         Outcome::DryRun => "(dry run)".to_string(),
     }
 }

@@ -43,7 +43,7 @@ impl Fate {
     pub fn of(outcome: super::Outcome) -> Fate {
         match outcome {
             super::Outcome::Rejected(_) => Fate::Rejected,
-            super::Outcome::ReportOnly(_) | super::Outcome::Forwarded => Fate::Forwarded,
+            super::Outcome::ReportOnly(_) | super::Outcome::Forwarded | super::Outcome::Refused(_) => Fate::Forwarded,
             super::Outcome::DryRun => Fate::DryRun,
         }
     }

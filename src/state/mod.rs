@@ -2,7 +2,7 @@
 //! environment) and the [`State`] of registrations and allocations behind one reader-writer
 //! lock, sharded by thread. The hot look-ups read a [`snapshot`] of it instead, with no lock;
 //! containment is answered by [`spans`] indexes in expected O(1), and a clean transfer's
-//! ranges first by [`hints`]. [`rt_tables`] keeps the runtime's own registration tables as the
+//! ranges first by [`hints`], or by the vendor alone on the instances of [`vendor_first`]. [`rt_tables`] keeps the runtime's own registration tables as the
 //! runtime does, on its runtime-table path.
 //!
 //! Nothing here runs at load time but [`install_fork_handlers`] (see `src/ffi/mod.rs`). The
@@ -18,6 +18,7 @@ pub mod registry;
 pub mod rt_tables;
 pub mod snapshot;
 pub mod spans;
+pub mod vendor_first;
 
 use std::cell::RefCell;
 use std::collections::HashSet;

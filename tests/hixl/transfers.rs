@@ -33,9 +33,11 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
         assert!(o.stderr.contains("one transfer type"), "the mixed call: {}", o.dump());
     }
     // The pool turned off ("0:0"): nothing stages it, and the HCCL transfer fails (503900);
-    // and hixl_cs refuses ranges outside registered memory (103900). Both rejected before the
-    // vendor, with the vendor's code (the bare runs below).
+    // and hixl_cs refuses ranges outside registered memory (103900). The comm engine's are
+    // rejected before the vendor, with the vendor's code (the bare runs below); hixl_cs fails
+    // every such transfer itself, so it answers first and regcheck explains its refusal.
     for (scenario, sync) in [("xfer_unregistered_comm_no_pool", 503900), ("xfer_unregistered_hixl_cs", 103900)] {
+        let cs = scenario.ends_with("hixl_cs");
         let outs = Case {
             scenario,
             env: &[],
@@ -51,17 +53,45 @@ fn unregistered_transfers_are_staged_on_comm_and_refused_on_hixl_cs() {
             ],
             rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
             absent: &[],
-            forwarded: &[(XFER, 0), ("Hixl::TransferAsync", 0)],
+            forwarded: if cs {
+                &[(XFER, 2), ("Hixl::TransferAsync", 1)]
+            } else {
+                &[(XFER, 0), ("Hixl::TransferAsync", 0)]
+            },
         }
         .check();
-        if scenario == "xfer_unregistered_hixl_cs" {
-            assert!(outs[0].stderr.contains("hixl_cs engine refuses"), "{}", outs[0].dump());
+        for o in outs.iter().filter(|_| cs) {
+            assert!(o.stderr.contains("hixl_cs engine refuses"), "{}", o.dump());
+            let line = o.messages().into_iter().find(|l| l.contains("[HIXL-XFER-LOCAL-UNREGISTERED]"));
+            assert!(
+                line.is_some_and(|l| l.contains("regcheck: error:")
+                    && l.contains("(forwarded; the vendor refused it with 103900 PARAM_INVALID)")),
+                "{}",
+                o.dump()
+            );
         }
         let b = crate::bare(scenario, &[]);
         assert_eq!(crate::codes(&b), crate::codes(&outs[0]), "the vendor's codes: {}", b.dump());
     }
     let b = crate::bare("xfer_unregistered_comm", &[]);
     assert_eq!(crate::codes(&b), crate::codes(&outs[0]), "the vendor's codes: {}", b.dump());
+    // The JSON log says whose refusal it was, and its code.
+    let o = crate::run_in(testkit::Mode::Preload, "xfer_unregistered_hixl_cs", &[("REGCHECK_LOG_FORMAT", "json")]);
+    let found: Vec<serde_json::Value> = o
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
+        .filter(|v| v["type"] == "finding" && v["rule"] == "HIXL-XFER-LOCAL-UNREGISTERED")
+        .collect();
+    assert_eq!(found.len(), 3, "sync, async and mixed: {}", o.dump());
+    for f in &found {
+        assert_eq!(
+            (&f["outcome"], &f["forwarded"], &f["returned"]),
+            (&serde_json::json!("vendor-refused"), &serde_json::json!(true), &serde_json::json!(103900)),
+            "{}",
+            o.dump()
+        );
+    }
 }
 
 /// hixl_cs checks ranges against its memory store, which merges contiguous registrations
@@ -88,7 +118,8 @@ fn ops_across_adjacent_registrations_are_valid_on_hixl_cs() {
         ],
         rules: &["HIXL-XFER-REMOTE-UNREGISTERED"],
         absent: &["HIXL-XFER-LOCAL-UNREGISTERED"],
-        forwarded: &[(XFER, 2)],
+        // hixl_cs answers first: the refusal of the op across the gap is its own.
+        forwarded: &[(XFER, 3)],
     }
     .check();
 }
@@ -115,8 +146,8 @@ fn ops_across_any_number_of_adjacent_registrations_are_valid_on_hixl_cs() {
         codes,
         rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
         absent: &[],
-        // The valid op reaches the vendor; the one past the end regcheck refuses itself.
-        forwarded: &[(XFER, 1)],
+        // Both reach the vendor, which refuses the one past the end itself.
+        forwarded: &[(XFER, 2)],
     }
     .check();
 }
@@ -124,7 +155,7 @@ fn ops_across_any_number_of_adjacent_registrations_are_valid_on_hixl_cs() {
 #[test]
 fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
     // hixl_cs: the link carries the peer's registrations of the moment it was made; a read of
-    // a region the peer registered later fails: rejected, named, with the fix.
+    // a region the peer registered later fails: the vendor's refusal, named, with the fix.
     let outs = Case {
         scenario: "remote_late_hixl_cs",
         env: &[],
@@ -142,7 +173,7 @@ fn a_peer_region_registered_after_the_link_is_named_at_the_transfer() {
         ],
         rules: &["HIXL-XFER-REMOTE-UNREGISTERED", "HIXL-REG-AFTER-CONNECT"],
         absent: &["HIXL-XFER-LOCAL-UNREGISTERED"],
-        forwarded: &[(XFER, 2)],
+        forwarded: &[(XFER, 3)],
     }
     .check();
     for o in &outs {
@@ -259,10 +290,10 @@ fn a_refused_transfer_drops_the_autoconnect_link_as_the_vendors_failure_does() {
 }
 
 /// A page transferred from and then deregistered is unregistered memory again: the next
-/// transfer from it is judged as one (refused before the vendor, with the vendor's code), while
-/// its registered neighbour still transfers. Both engines that refuse unregistered local memory:
-/// comm with the buffer pool off (deregistered while linked) and hixl_cs (deregistered between
-/// links).
+/// transfer from it is judged as one (comm: refused before the vendor, with the vendor's code;
+/// hixl_cs: the vendor's refusal, explained), while its registered neighbour still transfers.
+/// Both engines that refuse unregistered local memory: comm with the buffer pool off
+/// (deregistered while linked) and hixl_cs (deregistered between links).
 #[test]
 fn a_deregistered_page_is_unregistered_memory_again() {
     for (scenario, refused) in [("xfer_after_dereg_comm_no_pool", 503900), ("xfer_after_dereg_hixl_cs", 103900)] {
@@ -285,8 +316,8 @@ fn a_deregistered_page_is_unregistered_memory_again() {
             codes: &codes,
             rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
             absent: &[],
-            // "before" and "next" reach the vendor; "after" regcheck refuses itself.
-            forwarded: &[(XFER, 2)],
+            // "before" and "next" reach the vendor; "after" too where it answers first.
+            forwarded: &[(XFER, if cs { 3 } else { 2 })],
         }
         .check();
         for o in &outs {

@@ -27,7 +27,10 @@ pub unsafe fn construct(f: &'static Front, this: *mut c_void, which: Structor) {
         |_| Ok(()),
         || call_vendor!(m.symbol, ThisFn, (); this),
         |_, (), ()| {
-            state::with(|s| s.hixl.instances.insert(this as usize, Instance::default()));
+            state::with(|s| {
+                state::vendor_first::set(this as usize, false);
+                s.hixl.instances.insert(this as usize, Instance::default())
+            });
         },
     )
 }
@@ -45,7 +48,10 @@ pub unsafe fn destruct(f: &'static Front, this: *mut c_void, which: Structor) {
         f,
         m.name,
         |rt| {
-            let gone = state::with(|s| s.hixl.instances.remove(&(this as usize)));
+            let gone = state::with(|s| {
+                state::vendor_first::set(this as usize, false);
+                s.hixl.instances.remove(&(this as usize))
+            });
             if let Some(i) = gone.filter(|i| i.phase == Phase::Initialized) {
                 report_leaks(rt, m.name, this, &i);
             }
@@ -53,7 +59,10 @@ pub unsafe fn destruct(f: &'static Front, this: *mut c_void, which: Structor) {
         },
         || call_vendor!(m.symbol, ThisFn, (); this),
         |_, (), ()| {
-            state::with(|s| s.hixl.instances.remove(&(this as usize)));
+            state::with(|s| {
+                state::vendor_first::set(this as usize, false);
+                s.hixl.instances.remove(&(this as usize))
+            });
         },
     )
 }
@@ -159,7 +168,10 @@ pub unsafe fn initialize(
                 }
                 return;
             }
+            // Where the vendor answers every finding of a transfer itself, it answers first.
+            let first = !f.is_adxl() && rules::vendor_answers_transfers(engine, opts.auto_connect);
             state::with(|s| {
+                state::vendor_first::set(this as usize, first);
                 let i = s.hixl.instances.entry(this as usize).or_default();
                 *i = Instance {
                     phase: Phase::Initialized,
@@ -195,6 +207,7 @@ pub unsafe fn finalize(f: &'static Front, this: *mut c_void) {
         || call_vendor!(f.finalize.symbol, ThisFn, (); this),
         |_, (), ()| {
             state::with(|s| {
+                state::vendor_first::set(this as usize, false);
                 if let Some(i) = s.hixl.instances.get_mut(&(this as usize)) {
                     if i.phase == Phase::Initialized {
                         i.phase = Phase::Finalized;

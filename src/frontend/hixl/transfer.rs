@@ -3,6 +3,7 @@
 //! views of their peers, and AutoConnect's links followed.
 
 use super::*;
+use crate::frontend::{explain_refusal, run_unrecorded};
 use crate::rules::Engine;
 
 /// What a transfer's check learnt for its record phase and for ADXL's own rules: whether the
@@ -200,19 +201,59 @@ fn transfer_verdict(
     judge_transfer(call, sync, key, remote, ops, Some(&mut findings), &mut side);
     let at = usize::from(findings.first().is_some_and(|f| f.rule == crate::rules::RuleId::HixlNotInitialized));
     findings.splice(at..at, own);
-    let args = || {
-        format!(
-            "remote_engine={:?}, operation={}, op_descs=[{} op(s)]",
-            ascend_string(remote).unwrap_or_default(),
-            match op {
-                0 => "READ".to_string(),
-                1 => "WRITE".to_string(),
-                o => o.to_string(),
-            },
-            ops.len()
-        )
-    };
-    reject_or(rt, Api::Cpp, call, args, &findings)
+    reject_or(rt, Api::Cpp, call, || xfer_args(remote, op, ops.len()), &findings)
+}
+
+/// A transfer's arguments, as a finding shows them.
+fn xfer_args(remote: *const c_void, op: u32, ops: usize) -> String {
+    format!(
+        "remote_engine={:?}, operation={}, op_descs=[{ops} op(s)]",
+        ascend_string(remote).unwrap_or_default(),
+        match op {
+            0 => "READ".to_string(),
+            1 => "WRITE".to_string(),
+            o => o.to_string(),
+        },
+    )
+}
+
+/// Why the vendor refused (`ret`) a transfer it answered first ([`state::vendor_first`]),
+/// from regcheck's records, in regcheck's frame (the call site of a finding is found from
+/// it): the findings, logged and counted, each naming the code the caller got. The vendor's
+/// answer stands.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn explain_transfer(
+    call: &'static str,
+    sync: bool,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    ret: u32,
+) -> u32 {
+    if crate::callsite::in_adxl() {
+        return ret;
+    }
+    run_unrecorded(
+        call,
+        |rt| {
+            let Some(ops) = read_ops(ops) else { return Err(ret) };
+            let mut findings = Vec::new();
+            let mut side = XferSide::default();
+            judge_transfer(call, sync, this as usize, remote, ops, Some(&mut findings), &mut side);
+            for f in &mut findings {
+                f.code = Some(i64::from(ret));
+            }
+            if !findings.is_empty() {
+                let args = xfer_args(remote, op, ops.len());
+                explain_refusal(rt, Api::Cpp, call, crate::report::Args::Text(&args), &findings, i64::from(ret));
+            }
+            Err(ret)
+        },
+        || ret,
+    )
 }
 
 /// What the fabric memory engine checks of a transfer's local ranges
@@ -387,6 +428,13 @@ pub unsafe fn transfer_sync(
     timeout: i32,
 ) -> u32 {
     let call = f.transfer_sync.name;
+    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
+        let ret = call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
+        if ret == code::SUCCESS {
+            return ret;
+        }
+        return explain_transfer(call, true, this, remote, op, ops, ret);
+    }
     run_member(
         f,
         call,
@@ -413,6 +461,14 @@ pub unsafe fn transfer_async(
     req: *mut *mut c_void,
 ) -> u32 {
     let call = f.transfer_async.name;
+    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
+        let ret =
+            call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
+        if ret == code::SUCCESS {
+            return ret;
+        }
+        return explain_transfer(call, false, this, remote, op, ops, ret);
+    }
     run_member(
         f,
         call,

@@ -81,6 +81,23 @@ fn unregistered_by_engine(f: &XferFacts, mixed: bool) -> Unregistered {
     }
 }
 
+/// Whether the vendor itself fails every transfer regcheck's rules would find something in, on
+/// an initialised `hixl::Hixl` instance of this engine, with the code regcheck's finding would
+/// give, leaving the state its own failure leaves: then regcheck lets the vendor answer first
+/// and explains only a failure (the transfer costs the forwarding alone). True of the hixl_cs
+/// engine without AutoConnect: it refuses an op list that is empty, holds an empty op or a
+/// range outside the registrations (its own, adjacent ones merged, and those the link saw), and
+/// a transfer to an engine it has no link to (hicann/hixl `src/hixl/cs/hixl_mem_store.cc`,
+/// `BatchValidateMemoryAccess`; `src/hixl/engine/hixl_engine.cc`). Not of the comm engine,
+/// whose buffer pool stages an unregistered range of a `TransferSync` and succeeds (a warning
+/// on success), nor of the fabric memory engine, which passes an unregistered local device
+/// range on when the first op's is (a warning on success), nor with AutoConnect, where the
+/// vendor links first and drops the link when the transfer fails (the links regcheck follows),
+/// nor on ADXL, whose own rules (the thread's context) warn on success.
+pub fn vendor_answers_transfers(engine: Option<Engine>, auto_connect: bool) -> bool {
+    engine == Some(Engine::HixlCs) && !auto_connect
+}
+
 /// What the link to the remote engine sees of an op's remote range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RemoteView {
@@ -415,4 +432,26 @@ pub fn check_leak<'a>(call: &str, engine: Option<&str>, regs: impl Iterator<Item
         ),
         "DeregisterMem every handle (after Disconnect) before Finalize",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vendor_answers_first_only_where_it_fails_every_finding_itself() {
+        for (engine, auto_connect, first) in [
+            (Some(Engine::HixlCs), false, true),
+            // Fabric memory passes an unregistered local device range on: warned on success.
+            (Some(Engine::FabricMem), false, false),
+            // AutoConnect: the vendor links first and drops the link when the transfer fails.
+            (Some(Engine::HixlCs), true, false),
+            (Some(Engine::FabricMem), true, false),
+            // The comm engine's pool stages an unregistered TransferSync and succeeds.
+            (Some(Engine::Comm), false, false),
+            (None, false, false),
+        ] {
+            assert_eq!(vendor_answers_transfers(engine, auto_connect), first, "{engine:?}, AutoConnect {auto_connect}");
+        }
+    }
 }
