@@ -6,14 +6,15 @@
 //
 //   driver time N [quick] [nohixl] mlock+munlock of 2 MiB, register+unregister of 2 MiB (and
 //                                  of 2 MiB less 64 bytes: a warning on every call),
-//                                  aclrtHostGetDevicePointer, TransferSync (64 ops and 1 op),
-//                                  with N live ACL registrations and min(N, 4000) per HIXL side
+//                                  aclrtHostGetDevicePointer, TransferSync (64 ops and 1 op; on
+//                                  the comm engine and, csxfer*, on hixl_cs), with N live ACL
+//                                  registrations and min(N, 4000) per HIXL side
 //                                  (nohixl: no HIXL engines; the simulator's engines listen on
 //                                  TCP ports and really transfer, which is not regcheck's cost)
 //   driver maps M [quick]          mlock+munlock and register+unregister of 2 MiB in a process
 //                                  with M extra mappings below the buffer
 //   driver count WHAT N ITERS      the set-up of `time N`, then ITERS calls of WHAT (regunreg,
-//                                  regwarn, devptr, xfer64, xfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
+//                                  regwarn, devptr, xfer64, xfer1, csxfer64, csxfer1, unregwarn; hixlreg: RegisterMem+DeregisterMem
 //                                  on a third engine, named ip:port, that no peer linked to),
 //                                  untimed: for counting system calls
 //   driver warn [quick]            aclrtHostUnregister of a pointer never registered: a warning
@@ -195,16 +196,21 @@ void devptr(const AclRegs &r, int i) {
 }
 
 // Two HIXL engines in this process, `n` registrations each of aclrtMallocHost memory, the
-// first linked to the second, and transfer lists of 64 ops and of 1 op.
+// first linked to the second, and transfer lists of 64 ops and of 1 op. Default options (the
+// comm engine on the stand-in's Ascend910B1), or `cs`: LocalCommRes version 1.3 (hixl_cs,
+// whose transfers the vendor answers first).
 struct HixlPair {
+  explicit HixlPair(bool cs = false) : cs(cs), remote(cs ? "127.0.0.1:26105" : "127.0.0.1:26102") {}
+  bool cs;
   hixl::Hixl a, b;
   std::vector<std::vector<hixl::TransferOpDesc>> lists64, lists1;
-  hixl::AscendString remote{"127.0.0.1:26102"};
+  hixl::AscendString remote;
 };
 
 void setup_hixl(HixlPair &h, size_t n) {
   std::map<hixl::AscendString, hixl::AscendString> options;
-  check("Hixl::Initialize", h.a.Initialize(hixl::AscendString("127.0.0.1:26101"), options));
+  if (h.cs) options[hixl::AscendString(hixl::OPTION_LOCAL_COMM_RES)] = hixl::AscendString("{\"version\": \"1.3\"}");
+  check("Hixl::Initialize", h.a.Initialize(hixl::AscendString(h.cs ? "127.0.0.1:26104" : "127.0.0.1:26101"), options));
   check("Hixl::Initialize", h.b.Initialize(h.remote, options));
   std::vector<uintptr_t> base(2);
   hixl::Hixl *side[2] = {&h.a, &h.b};
@@ -255,8 +261,11 @@ int cmd_time(size_t n) {
   init_acl();
   char *buf = two_mib_buffer();
   AclRegs regs = register_acl(n);
-  HixlPair h;
-  if (!no_hixl) setup_hixl(h, std::min(n, kHixlMax));
+  HixlPair h, cs(true);
+  if (!no_hixl) {
+    setup_hixl(h, std::min(n, kHixlMax));
+    setup_hixl(cs, std::min(n, kHixlMax));
+  }
   print("mlock", time_mlock(buf));
   print("regunreg", time_reg_unreg(buf));
   print("regwarn", time_reg_unreg_warned(buf));
@@ -272,6 +281,9 @@ int cmd_time(size_t n) {
   print("xfer1", measure(20000, 15, [&](int i) { transfer(h, h.lists1[i & 63]); }));
   print_count("alloc_xfer64", allocations_per_call([&](int i) { transfer(h, h.lists64[i & 63]); }));
   print_count("alloc_xfer1", allocations_per_call([&](int i) { transfer(h, h.lists1[i & 63]); }));
+  print("csxfer64", measure(200, 15, [&](int i) { transfer(cs, cs.lists64[i & 63]); }) / kOps);
+  print("csxfer1", measure(20000, 15, [&](int i) { transfer(cs, cs.lists1[i & 63]); }));
+  print_count("alloc_csxfer1", allocations_per_call([&](int i) { transfer(cs, cs.lists1[i & 63]); }));
   return 0;
 }
 
@@ -294,8 +306,9 @@ int cmd_count(const std::string &what, size_t n, long iters) {
   init_acl();
   char *buf = two_mib_buffer();
   AclRegs regs = register_acl(n);
-  HixlPair h;
+  HixlPair h, cs(true);
   setup_hixl(h, std::min(n, kHixlMax));
+  setup_hixl(cs, std::min(n, kHixlMax));
   hixl::Hixl lone;
   std::map<hixl::AscendString, hixl::AscendString> options;
   check("Hixl::Initialize", lone.Initialize(hixl::AscendString("127.0.0.1:26103"), options));
@@ -312,6 +325,10 @@ int cmd_count(const std::string &what, size_t n, long iters) {
       transfer(h, h.lists64[i & 63]);
     } else if (what == "xfer1") {
       transfer(h, h.lists1[i & 63]);
+    } else if (what == "csxfer64") {
+      transfer(cs, cs.lists64[i & 63]);
+    } else if (what == "csxfer1") {
+      transfer(cs, cs.lists1[i & 63]);
     } else if (what == "hixlreg") {
       hixl::MemDesc mem{};
       mem.addr = reinterpret_cast<uintptr_t>(lone_buf);

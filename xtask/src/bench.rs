@@ -192,7 +192,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     let allocating: Vec<String> = main
         .get(&Vendor::StandIn)
         .map(|p| {
-            ["devptr", "xfer64", "xfer1"]
+            ["devptr", "xfer64", "xfer1", "csxfer1"]
                 .iter()
                 .filter_map(|k| allocations(p, k).filter(|&a| a > 0.0).map(|a| format!("{k}: {a:.3} per call")))
                 .collect()
@@ -332,6 +332,7 @@ impl Bench {
             ("devptr", "devptr", fixed),
             ("xfer64", "xfer64", fixed),
             ("xfer1", "xfer1", fixed),
+            ("csxfer1", "csxfer1", fixed),
             ("unregwarn", "unregwarn", &unlogged[..]),
             ("hixlreg_diag", "hixlreg", &diag[..]),
             ("hixlreg_fd", "hixlreg", &fd[..]),
@@ -544,7 +545,9 @@ fn table(
         }
         row(
             &mut t,
-            &format!("Hixl::TransferSync per op, 64 ops, {MAIN_REGS} registrations per side"),
+            &format!(
+                "Hixl::TransferSync per op, 64 ops, {MAIN_REGS} registrations per side, comm engine (default options)"
+            ),
             v,
             p,
             "xfer64",
@@ -570,13 +573,34 @@ fn table(
         }
         row(
             &mut t,
-            &format!("Hixl::TransferSync of one op, per call, {MAIN_REGS} registrations per side"),
+            &format!("Hixl::TransferSync of one op, per call, {MAIN_REGS} registrations per side, comm engine"),
             v,
             p,
             "xfer1",
             None,
             &goal_ns(p, "xfer1", 15.0),
             &calls(sys, "xfer1"),
+        );
+        // hixl_cs (LocalCommRes version 1.3): the vendor answers first, regcheck explains a failure.
+        row(
+            &mut t,
+            &format!("Hixl::TransferSync per op, 64 ops, {MAIN_REGS} registrations per side, hixl_cs engine (the vendor answers first)"),
+            v,
+            p,
+            "csxfer64",
+            None,
+            &goal_ns(p, "csxfer64", 5.0),
+            "",
+        );
+        row(
+            &mut t,
+            &format!("Hixl::TransferSync of one op, per call, {MAIN_REGS} registrations per side, hixl_cs engine"),
+            v,
+            p,
+            "csxfer1",
+            None,
+            &goal_ns(p, "csxfer1", 15.0),
+            &calls(sys, "csxfer1"),
         );
     }
     let a = maps.anchor("maps_mlock");
@@ -607,10 +631,11 @@ fn table(
     };
     let standin = main.get(&Vendor::StandIn);
     t += &format!(
-        "\nHeap allocations regcheck adds per call (stand-in; goal: none on a clean call): aclrtHostGetDevicePointer {}, Hixl::TransferSync of 64 ops {}, of one op {}; aclrtHostRegisterV2 + aclrtHostUnregister of 2 MiB {} (its record and the view of its range); the unlogged warning {}\n",
+        "\nHeap allocations regcheck adds per call (stand-in; goal: none on a clean call): aclrtHostGetDevicePointer {}, Hixl::TransferSync of 64 ops {}, of one op {} (hixl_cs: {}); aclrtHostRegisterV2 + aclrtHostUnregister of 2 MiB {} (its record and the view of its range); the unlogged warning {}\n",
         n(standin, "devptr"),
         n(standin, "xfer64"),
         n(standin, "xfer1"),
+        n(standin, "csxfer1"),
         n(standin, "regunreg"),
         n(Some(warn), "unregwarn"),
     );
