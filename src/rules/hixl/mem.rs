@@ -690,12 +690,24 @@ pub fn check_dereg(api: RegApi, handle: usize, f: &DeregFacts) -> Vec<Finding> {
         }
         None if f.state == InstanceState::Unknown => {}
         None => {
+            // Hixl and ADXL answer SUCCESS for a handle their map lacks; the HixlCS server and
+            // client refuse it (hicann/hixl `src/hixl/cs/hixl_cs_server.cc`, `DeregisterMem`;
+            // `hixl_cs_client.cc`, `UnRegMem`). The comm engine's map also holds its buffer
+            // pool's registrations, made at Initialize (`adxl_inner_engine.cc`): a handle HCCL
+            // freed may be handed out again, so a stale one can name the pool's.
+            let vendor = match (api.is_member(), f.engine) {
+                (false, _) => "the vendor refuses it (PARAM_INVALID)",
+                (true, Some(Engine::Comm) | None) => {
+                    "the vendor returns SUCCESS and does nothing, unless the engine now holds a registration of its own under that handle: the comm engine registers its buffer pool at Initialize, and HCCL may hand out a freed handle again, so a stale handle after Finalize and a new Initialize can deregister the pool"
+                }
+                (true, Some(_)) => "the vendor returns SUCCESS and does nothing",
+            };
             let problem = match &f.other_owner {
-                Some(o) => format!(
-                    "0x{handle:x} is not a live registration of this instance (it belongs to {o}); the vendor returns SUCCESS and does nothing"
-                ),
+                Some(o) => {
+                    format!("0x{handle:x} is not a live registration of this instance (it belongs to {o}); {vendor}")
+                }
                 None => format!(
-                    "0x{handle:x} is not a live registration of this instance (already deregistered, or never returned by {}); the vendor returns SUCCESS and does nothing",
+                    "0x{handle:x} is not a live registration of this instance (already deregistered, or never returned by {}); {vendor}",
                     api.call()
                 ),
             };

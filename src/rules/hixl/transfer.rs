@@ -433,25 +433,3 @@ pub fn check_leak<'a>(call: &str, engine: Option<&str>, regs: impl Iterator<Item
         "DeregisterMem every handle (after Disconnect) before Finalize",
     ))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_vendor_answers_first_only_where_it_fails_every_finding_itself() {
-        for (engine, auto_connect, first) in [
-            (Some(Engine::HixlCs), false, true),
-            // Fabric memory passes an unregistered local device range on: warned on success.
-            (Some(Engine::FabricMem), false, false),
-            // AutoConnect: the vendor links first and drops the link when the transfer fails.
-            (Some(Engine::HixlCs), true, false),
-            (Some(Engine::FabricMem), true, false),
-            // The comm engine's pool stages an unregistered TransferSync and succeeds.
-            (Some(Engine::Comm), false, false),
-            (None, false, false),
-        ] {
-            assert_eq!(vendor_answers_transfers(engine, auto_connect), first, "{engine:?}, AutoConnect {auto_connect}");
-        }
-    }
-}
