@@ -13,7 +13,7 @@ pub fn catalogue_markdown() -> String {
     out.push_str(
         "regcheck is, what the vendor's code does with such a call, the fix, and where the rule comes from.\n\n",
     );
-    out.push_str("Generated from `src/rules/catalogue.rs` (a unit test keeps this file identical; run\n");
+    out.push_str("Generated from `src/rules/catalogue/` (a unit test keeps this file identical; run\n");
     out.push_str("`REGCHECK_BLESS=1 cargo test --lib catalogue` after changing the catalogue).\n\n");
     out.push_str("Actions: `error` rejects the call with the code shown (in `enforce` mode), `warn` and `info`\n");
     out.push_str("log and forward, `off` skips the check. Change them with `REGCHECK_RULES`.\n\n");
