@@ -250,7 +250,14 @@ fn a_panic_in_any_adxl_member_is_caught_and_the_call_forwarded() {
                 for name in *calls {
                     let logged = format!("internal failure in regcheck while {phase} {name}:");
                     assert!(o.sim_calls(name) > 0, "{name} reached the vendor: {}", ctx());
-                    assert_eq!(o.stderr.matches(&logged).count(), o.sim_calls(name), "`{logged}`: {}", ctx());
+                    // A transfer without AutoConnect has nothing to record: no record phase.
+                    let phases =
+                        if at == "record" && (name.ends_with("::TransferSync") || name.ends_with("::TransferAsync")) {
+                            0
+                        } else {
+                            o.sim_calls(name)
+                        };
+                    assert_eq!(o.stderr.matches(&logged).count(), phases, "`{logged}`: {}", ctx());
                 }
             }
         }

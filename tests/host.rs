@@ -70,12 +70,18 @@ fn a_panic_in_any_hixl_function_is_caught_and_the_call_forwarded() {
             for (name, n) in HIXL_CALLS {
                 assert_eq!(o.sim_calls(name), *n, "{name} reached the vendor: {}", ctx());
                 let logged = format!("internal failure in regcheck while {phase} {name}:");
-                // Every call has a record phase (a transfer's records the links AutoConnect
-                // makes and drops).
+                // Every call has a record phase but a transfer without AutoConnect (a
+                // transfer's records only the links AutoConnect makes and drops).
+                let phases =
+                    if at == "record" && (name.ends_with("::TransferSync") || name.ends_with("::TransferAsync")) {
+                        0
+                    } else {
+                        *n
+                    };
                 if at.is_empty() {
                     assert!(!o.stderr.contains("internal failure"), "{}", ctx());
                 } else {
-                    assert_eq!(o.stderr.matches(&logged).count(), *n, "`{logged}`: {}", ctx());
+                    assert_eq!(o.stderr.matches(&logged).count(), phases, "`{logged}`: {}", ctx());
                 }
             }
         }

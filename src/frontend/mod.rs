@@ -126,13 +126,26 @@ pub(crate) fn run<C, R>(
     forward: impl FnOnce() -> R,
     record: impl FnOnce(&'static Runtime, C, &R),
 ) -> R {
+    run_maybe(call, |rt| check(rt).map(Some), forward, record)
+}
+
+/// [`run`] for a call whose record phase has something to do only when its check says so:
+/// `Ok(None)` forwards the call with no record phase (on a hot path, its guard and the
+/// re-entrancy mark are not paid for nothing).
+#[inline(always)]
+pub(crate) fn run_maybe<C, R>(
+    call: &'static str,
+    check: impl FnOnce(&'static Runtime) -> Result<Option<C>, R>,
+    forward: impl FnOnce() -> R,
+    record: impl FnOnce(&'static Runtime, C, &R),
+) -> R {
     // Where regcheck's frames end, for a finding's call site: a local of this frame (the
     // check phase is inlined here).
     let frame_mark = 0u8;
     let (rt, context) = match check_phase(call, std::ptr::addr_of!(frame_mark) as usize, check) {
         Err(code) => return code,
-        Ok(None) => return forward(),
-        Ok(Some(checked)) => checked,
+        Ok(None | Some((_, None))) => return forward(),
+        Ok(Some((rt, Some(c)))) => (rt, c),
     };
     let ret = forward();
     let _busy = Busy::enter();
@@ -303,8 +316,30 @@ pub fn bypass_warning(name: &str, object: &str) -> String {
 /// name, or the audit module redirects them; it was loaded with the program; the vendor is
 /// not ahead of it), and, at every new `RTLD_DEEPBIND` open, whether that library binds the
 /// vendor itself. Loader calls: called with no regcheck lock held.
+/// Two loads on every call after the first (their slow paths are out of line).
+#[inline(always)]
 fn evaluate_tracking(rt: &Runtime) {
     if BASE_GAP.load(Ordering::Relaxed) == NOT_EVALUATED {
+        evaluate_base_gap(rt);
+    }
+    if crate::platform::audit::DEEPBIND_OPENED.count() > DEEPBIND_SEEN.load(Ordering::Relaxed) {
+        note_deepbind_bypass(rt);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn note_deepbind_bypass(rt: &Runtime) {
+    if let Some(name) = new_deepbind_bypass() {
+        rt.note_once("deepbind", log::Level::Warn, || deepbind_warning(&name).replacen("warning: ", "", 1));
+    }
+}
+
+/// Whether regcheck's records are whole, found once ([`BASE_GAP`]).
+#[cold]
+#[inline(never)]
+fn evaluate_base_gap(rt: &Runtime) {
+    {
         let t = crate::platform::audit::tracking();
         let base = if t.audited {
             (!t.at_start).then_some(Gap::LoadedLate)
@@ -334,9 +369,6 @@ fn evaluate_tracking(rt: &Runtime) {
         };
         BASE_GAP.store(encode(base), Ordering::Relaxed);
     }
-    if let Some(name) = new_deepbind_bypass() {
-        rt.note_once("deepbind", log::Level::Warn, || deepbind_warning(&name).replacen("warning: ", "", 1));
-    }
 }
 
 /// The warning for a library opened with `RTLD_DEEPBIND` that binds the vendor itself.
@@ -348,6 +380,10 @@ fn deepbind_warning(name: &str) -> String {
 /// itself (the audit module redirects those bindings: then none). Sets [`DEEPBIND_GAP`].
 fn new_deepbind_bypass() -> Option<String> {
     let opened = crate::platform::audit::DEEPBIND_OPENED.count();
+    // A load first: the swap, a write to shared memory, only when a library was opened since.
+    if opened <= DEEPBIND_SEEN.load(Ordering::Relaxed) {
+        return None;
+    }
     let seen = DEEPBIND_SEEN.swap(opened, Ordering::Relaxed);
     if opened <= seen || crate::platform::audit::tracking().audited {
         return None;

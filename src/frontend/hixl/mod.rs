@@ -17,7 +17,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::thread::ThreadId;
 
-use super::{decide, run, Api, Verdict};
+use super::{decide, run, run_maybe, Api, Verdict};
 use crate::codes::hixl as code;
 use crate::platform::memmap;
 use crate::rules::hixl::{
@@ -206,13 +206,25 @@ pub(crate) fn run_member<C, R>(
     forward: impl FnOnce() -> R,
     record: impl FnOnce(&'static Runtime, C, &R),
 ) -> R {
+    run_member_maybe(f, call, |rt| check(rt).map(Some), forward, record)
+}
+
+/// [`run_member`] with [`crate::frontend::run_maybe`]'s check: `Ok(None)` has nothing to record.
+#[inline(always)]
+pub(crate) fn run_member_maybe<C, R>(
+    f: &'static Front,
+    call: &'static str,
+    check: impl FnOnce(&'static Runtime) -> Result<Option<C>, R>,
+    forward: impl FnOnce() -> R,
+    record: impl FnOnce(&'static Runtime, C, &R),
+) -> R {
     if !f.is_adxl() {
         if crate::callsite::in_adxl() {
             return forward();
         }
-        return run(call, check, forward, record);
+        return run_maybe(call, check, forward, record);
     }
-    run(
+    run_maybe(
         call,
         check,
         || {

@@ -70,6 +70,9 @@ fn check_transfer(
         return Ok(side);
     };
     let judged = judge_transfer(call, sync, this as usize, remote, ops, None, &mut side);
+    if judged == Some(true) && !f.is_adxl() {
+        return Ok(side);
+    }
     let own = adxl_own(rt, &side);
     match judged {
         Some(true) if own.is_empty() => Ok(side),
@@ -435,10 +438,14 @@ pub unsafe fn transfer_sync(
         }
         return explain_transfer(call, true, this, remote, op, ops, ret);
     }
-    run_member(
+    // Only AutoConnect's links are recorded (`record_transfer`).
+    run_member_maybe(
         f,
         call,
-        |rt| check_transfer(rt, f, call, true, this, remote, op, ops, Some(timeout)),
+        |rt| {
+            check_transfer(rt, f, call, true, this, remote, op, ops, Some(timeout))
+                .map(|side| side.auto_connect.then_some(side))
+        },
         || call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
         |_, side, ret| record_transfer(this, remote, side, *ret),
     )
@@ -469,10 +476,14 @@ pub unsafe fn transfer_async(
         }
         return explain_transfer(call, false, this, remote, op, ops, ret);
     }
-    run_member(
+    // Only AutoConnect's links are recorded (`record_transfer`).
+    run_member_maybe(
         f,
         call,
-        |rt| check_transfer(rt, f, call, false, this, remote, op, ops, None),
+        |rt| {
+            check_transfer(rt, f, call, false, this, remote, op, ops, None)
+                .map(|side| side.auto_connect.then_some(side))
+        },
         || call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
         |_, side, ret| record_transfer(this, remote, side, *ret),
     )
