@@ -122,6 +122,22 @@ pub fn read_instance<R>(this: usize, f: impl FnOnce(HotView<'_>, Option<&Instanc
     })
 }
 
+/// `f` on the HIXL instance at `this` in the thread's snapshot, only when that snapshot is
+/// current and holds the instance: no lock, no refresh, no count of a stale read (`None`: ask
+/// [`read_instance`]).
+#[inline(always)]
+pub fn read_instance_if_current<R>(this: usize, f: impl FnOnce(&Instance) -> R) -> Option<R> {
+    let generation = GENERATION.load(Ordering::Acquire);
+    LOCAL
+        .try_with(|local| {
+            let l = local.try_borrow().ok()?;
+            let l = l.as_ref().filter(|l| l.snap.generation == generation)?;
+            l.instance(this).map(f)
+        })
+        .ok()
+        .flatten()
+}
+
 /// Run `f` on the thread's current snapshot (with its [`Local`]) or on the locked state.
 #[inline(always)]
 fn read_local<R>(f: impl FnOnce(HotView<'_>, Option<&Local>) -> R) -> R {

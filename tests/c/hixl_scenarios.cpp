@@ -484,6 +484,39 @@ int Run(const std::string &s) {
     b.DeregisterMem(hb);
     a.Finalize();
     b.Finalize();
+  } else if (s == "xfer_warm_comm" || s == "xfer_warm_comm_no_pool") {
+    // Hundreds of clean transfers first, so that regcheck's thread's copy of its records is
+    // current and a clean transfer takes its quickest way: a transfer from a page never
+    // registered, and then from a page just deregistered, still meets the rule (the pool
+    // stages it: a warning; without the pool, HCCL would fail it: refused).
+    Options o;
+    if (s == "xfer_warm_comm_no_pool") o[hixl::OPTION_BUFFER_POOL] = "0:0";
+    Init(a, kA, o);
+    Init(b, kB, o);
+    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
+    MemHandle ha = nullptr, ha2 = nullptr, hb = nullptr;
+    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
+    rc("register_next", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &ha2));
+    rc("register_b", Reg(b, q, 4 * kPage, hixl::MEM_HOST, &hb));
+    rc("connect", a.Connect(kB, 1000));
+    auto warm = [&](const char *label, uintptr_t from) {
+      uint32_t worst = 0;
+      for (int i = 0; i < 300; i++) {
+        uint32_t r = a.TransferSync(kB, hixl::WRITE, Ops(from, q, kPage), 1000);
+        if (r != 0) worst = r;
+      }
+      rc(label, worst);
+    };
+    warm("warm", p);
+    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(p + 2 * kPage, q, kPage), 1000));
+    rc("dereg", a.DeregisterMem(ha));
+    warm("warm_next", p + kPage);
+    rc("deregistered", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha2);
+    b.DeregisterMem(hb);
+    a.Finalize();
+    b.Finalize();
   } else if (s == "comm_failure_sets_context") {
     // The comm engine registers through HCCL inside its own ACL context, left current on a
     // thread that had none (the vendor's TemporaryRtContext): after a forced reset took the

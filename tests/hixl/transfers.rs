@@ -326,3 +326,43 @@ fn a_deregistered_page_is_unregistered_memory_again() {
         }
     }
 }
+
+/// A warm transfer path (hundreds of clean transfers, so that regcheck's thread's copy of its
+/// records is current and a clean transfer is judged by the hints alone, with no check phase)
+/// still meets the rule for a page never registered and for one just deregistered: warned
+/// where the comm engine's pool stages it, refused with HCCL's code without the pool. Fails if
+/// that quick way answers "clean" for a range its hints do not hold.
+#[test]
+fn a_warm_transfer_path_still_finds_unregistered_memory() {
+    for (scenario, refused) in [("xfer_warm_comm", 0), ("xfer_warm_comm_no_pool", 503900)] {
+        let codes = [
+            ("register", 0),
+            ("register_next", 0),
+            ("register_b", 0),
+            ("connect", 0),
+            ("warm", 0),
+            ("unregistered", refused),
+            ("dereg", 0),
+            ("warm_next", 0),
+            ("deregistered", refused),
+            ("disconnect", 0),
+        ];
+        let b = crate::bare(scenario, &[]);
+        let want: Vec<(String, u32)> = codes.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+        assert_eq!(crate::codes(&b), want, "the vendor's behaviour: {}", b.dump());
+        let outs = Case {
+            scenario,
+            env: &[],
+            codes: &codes,
+            rules: &["HIXL-XFER-LOCAL-UNREGISTERED"],
+            absent: &[],
+            // 600 clean transfers, and the two unregistered ones where the pool stages them.
+            forwarded: &[(XFER, if refused == 0 { 602 } else { 600 })],
+        }
+        .check();
+        for o in &outs {
+            let found = o.messages().into_iter().filter(|l| l.contains("[HIXL-XFER-LOCAL-UNREGISTERED]")).count();
+            assert_eq!(found, 2, "the unregistered and the deregistered page: {}", o.dump());
+        }
+    }
+}

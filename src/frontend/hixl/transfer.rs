@@ -5,6 +5,7 @@
 use super::*;
 use crate::frontend::{explain_refusal, run_unrecorded};
 use crate::rules::Engine;
+use crate::state::hints::HintProbe;
 
 /// What a transfer's check learnt for its record phase and for ADXL's own rules: whether the
 /// vendor links first (AutoConnect, no link yet), and Initialize's thread and context.
@@ -392,15 +393,13 @@ fn judge_transfer(
                         let (near, far) = (r.hints(), view.map(PeerView::hints));
                         ops.iter().all(|op| {
                             let (l, r_addr, n) = (op.local_addr, op.remote_addr, op.len);
-                            let args_ok = (n != 0) & (l != 0) & (r_addr != 0);
-                            let hinted = near.contains(l, n) & far.is_none_or(|f| f.contains(r_addr, n));
-                            args_ok
-                                && (hinted
-                                    || local(l, n as u64).is_some()
-                                        && matches!(
-                                            remote(r_addr, n as u64),
-                                            RemoteView::Unknown | RemoteView::Registered(_)
-                                        ))
+                            op_hinted(near, far, op)
+                                || (n != 0) & (l != 0) & (r_addr != 0)
+                                    && local(l, n as u64).is_some()
+                                    && matches!(
+                                        remote(r_addr, n as u64),
+                                        RemoteView::Unknown | RemoteView::Registered(_)
+                                    )
                         })
                     }) =>
                 {
@@ -414,6 +413,50 @@ fn judge_transfer(
             }
         })
     })
+}
+
+/// An op whose length and addresses are set and whose ranges the hints place inside
+/// registrations: a yes is a containment regcheck saw (`src/state/hints.rs`).
+#[inline(always)]
+fn op_hinted(near: HintProbe<'_>, far: Option<HintProbe<'_>>, op: &TransferOpDesc) -> bool {
+    let (l, r, n) = (op.local_addr, op.remote_addr, op.len);
+    (n != 0) & (l != 0) & (r != 0) & near.contains(l, n) & far.is_none_or(|f| f.contains(r, n))
+}
+
+/// Whether the transfer is one the rules surely find nothing in, by the hints alone and with
+/// no check phase (no re-entrancy mark, call mark, record phase nor lock): the `hixl::Hixl`
+/// front, an initialised instance without AutoConnect (nothing to record) and not on fabric
+/// memory (its local ranges have rules of their own), linked to the remote engine, the thread's
+/// snapshot current, and every op's ranges hinted. A no says nothing: the transfer is checked
+/// in full ([`check_transfer`]), which answers the same for what this answers yes (its first
+/// pass is this one, with the look-ups behind the hints). A panic in it is a no.
+#[inline(always)]
+fn clean_by_hints(f: &'static Front, this: *mut c_void, remote: *const c_void, ops: *const c_void) -> bool {
+    if f.is_adxl() || crate::callsite::busy() {
+        return false;
+    }
+    if !state::runtime_if_ready().is_some_and(|rt| rt.mode() != crate::config::Mode::Off) {
+        return false;
+    }
+    std::panic::catch_unwind(|| {
+        let Some(ops) = read_ops(ops).filter(|o| !o.is_empty()) else { return false };
+        with_ascend_bytes(remote, |name| {
+            state::snapshot::read_instance_if_current(this as usize, |i| {
+                if i.phase != Phase::Initialized || i.options.auto_connect || i.engine == Some(Engine::FabricMem) {
+                    return false;
+                }
+                let view = i.peer_views.get(name);
+                if view.is_none() && !i.links.contains(name) {
+                    return false;
+                }
+                let (near, far) = (i.regs.hints(), view.map(PeerView::hints));
+                ops.iter().all(|op| op_hinted(near, far, op))
+            })
+            .unwrap_or(false)
+        })
+        .unwrap_or(false)
+    })
+    .unwrap_or(false)
 }
 
 /// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
@@ -438,6 +481,24 @@ pub unsafe fn transfer_sync(
         }
         return explain_transfer(call, true, this, remote, op, ops, ret);
     }
+    if clean_by_hints(f, this, remote, ops) {
+        return call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
+    }
+    checked_transfer_sync(f, this, remote, op, ops, timeout)
+}
+
+/// [`transfer_sync`] checked in full, out of line: the clean call's frame stays small. (A
+/// finding's call site is found past this frame and the export's, as for `explain_transfer`.)
+#[inline(never)]
+unsafe fn checked_transfer_sync(
+    f: &'static Front,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    timeout: i32,
+) -> u32 {
+    let call = f.transfer_sync.name;
     // Only AutoConnect's links are recorded (`record_transfer`).
     run_member_maybe(
         f,
@@ -476,6 +537,24 @@ pub unsafe fn transfer_async(
         }
         return explain_transfer(call, false, this, remote, op, ops, ret);
     }
+    if clean_by_hints(f, this, remote, ops) {
+        return call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
+    }
+    checked_transfer_async(f, this, remote, op, ops, args, req)
+}
+
+/// [`transfer_async`] checked in full, out of line (as [`checked_transfer_sync`]).
+#[inline(never)]
+unsafe fn checked_transfer_async(
+    f: &'static Front,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    args: *const c_void,
+    req: *mut *mut c_void,
+) -> u32 {
+    let call = f.transfer_async.name;
     // Only AutoConnect's links are recorded (`record_transfer`).
     run_member_maybe(
         f,
