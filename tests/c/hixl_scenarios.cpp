@@ -148,7 +148,7 @@ void UnregisteredTransfer(const Options &o) {
   rc("register_dev", Reg(a, d, 2 << 20, hixl::MEM_DEVICE));
   rc("register_b", Reg(b, q, 8 * kPage, hixl::MEM_HOST));
   rc("connect", a.Connect(kB, 1000));
-  rc("sync", a.TransferSync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), 1000));
+  rc("sync", a.TransferSync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), 1000));  // SITE:xfer_sync
   hixl::TransferArgs args;
   hixl::TransferReq req = nullptr;
   rc("async", a.TransferAsync(kB, hixl::WRITE, Ops(p + 4 * kPage, q, kPage), args, req));
@@ -158,6 +158,32 @@ void UnregisteredTransfer(const Options &o) {
   a.Finalize();
   b.Finalize();
 }
+
+// Engine a linked to engine b, a with one page at p and the next at p + kPage registered (ha,
+// ha2), b with four pages at q (hb): the set-up of the transfer scenarios that deregister a
+// page. TearDown disconnects (its rc line), deregisters what is left and finalizes both.
+struct LinkedPages {
+  Hixl &a, &b;
+  uintptr_t p, q;
+  MemHandle ha = nullptr, ha2 = nullptr, hb = nullptr;
+  LinkedPages(Hixl &a_, Hixl &b_, const Options &o) : a(a_), b(b_) {
+    Init(a, kA, o);
+    Init(b, kB, o);
+    p = MallocHost(4 * kPage);
+    q = MallocHost(4 * kPage);
+    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
+    rc("register_next", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &ha2));
+    rc("register_b", Reg(b, q, 4 * kPage, hixl::MEM_HOST, &hb));
+    rc("connect", a.Connect(kB, 1000));
+  }
+  void TearDown() {
+    rc("disconnect", a.Disconnect(kB, 1000));
+    a.DeregisterMem(ha2);
+    b.DeregisterMem(hb);
+    a.Finalize();
+    b.Finalize();
+  }
+};
 
 struct EmptyRegistration {
   Hixl *h;
@@ -465,25 +491,14 @@ int Run(const std::string &s) {
     bool cs = s == "xfer_after_dereg_hixl_cs";
     Options o = cs ? Transports("\"roce:device\"") : Options();
     if (!cs) o[hixl::OPTION_BUFFER_POOL] = "0:0";
-    Init(a, kA, o);
-    Init(b, kB, o);
-    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
-    MemHandle ha = nullptr, ha2 = nullptr, hb = nullptr;
-    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
-    rc("register_next", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &ha2));
-    rc("register_b", Reg(b, q, 4 * kPage, hixl::MEM_HOST, &hb));
-    rc("connect", a.Connect(kB, 1000));
-    rc("before", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
+    LinkedPages l(a, b, o);
+    rc("before", a.TransferSync(kB, hixl::WRITE, Ops(l.p, l.q, kPage), 1000));
     if (cs) rc("unlink", a.Disconnect(kB, 1000));
-    rc("dereg", a.DeregisterMem(ha));
+    rc("dereg", a.DeregisterMem(l.ha));
     if (cs) rc("relink", a.Connect(kB, 1000));
-    rc("after", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
-    rc("next", a.TransferSync(kB, hixl::WRITE, Ops(p + kPage, q, kPage), 1000));
-    rc("disconnect", a.Disconnect(kB, 1000));
-    a.DeregisterMem(ha2);
-    b.DeregisterMem(hb);
-    a.Finalize();
-    b.Finalize();
+    rc("after", a.TransferSync(kB, hixl::WRITE, Ops(l.p, l.q, kPage), 1000));
+    rc("next", a.TransferSync(kB, hixl::WRITE, Ops(l.p + kPage, l.q, kPage), 1000));
+    l.TearDown();
   } else if (s == "xfer_warm_comm" || s == "xfer_warm_comm_no_pool") {
     // Hundreds of clean transfers first, so that regcheck's thread's copy of its records is
     // current and a clean transfer takes its quickest way: a transfer from a page never
@@ -491,32 +506,21 @@ int Run(const std::string &s) {
     // stages it: a warning; without the pool, HCCL would fail it: refused).
     Options o;
     if (s == "xfer_warm_comm_no_pool") o[hixl::OPTION_BUFFER_POOL] = "0:0";
-    Init(a, kA, o);
-    Init(b, kB, o);
-    uintptr_t p = MallocHost(4 * kPage), q = MallocHost(4 * kPage);
-    MemHandle ha = nullptr, ha2 = nullptr, hb = nullptr;
-    rc("register", Reg(a, p, kPage, hixl::MEM_HOST, &ha));
-    rc("register_next", Reg(a, p + kPage, kPage, hixl::MEM_HOST, &ha2));
-    rc("register_b", Reg(b, q, 4 * kPage, hixl::MEM_HOST, &hb));
-    rc("connect", a.Connect(kB, 1000));
+    LinkedPages l(a, b, o);
     auto warm = [&](const char *label, uintptr_t from) {
       uint32_t worst = 0;
       for (int i = 0; i < 300; i++) {
-        uint32_t r = a.TransferSync(kB, hixl::WRITE, Ops(from, q, kPage), 1000);
+        uint32_t r = a.TransferSync(kB, hixl::WRITE, Ops(from, l.q, kPage), 1000);
         if (r != 0) worst = r;
       }
       rc(label, worst);
     };
-    warm("warm", p);
-    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(p + 2 * kPage, q, kPage), 1000));
-    rc("dereg", a.DeregisterMem(ha));
-    warm("warm_next", p + kPage);
-    rc("deregistered", a.TransferSync(kB, hixl::WRITE, Ops(p, q, kPage), 1000));
-    rc("disconnect", a.Disconnect(kB, 1000));
-    a.DeregisterMem(ha2);
-    b.DeregisterMem(hb);
-    a.Finalize();
-    b.Finalize();
+    warm("warm", l.p);
+    rc("unregistered", a.TransferSync(kB, hixl::WRITE, Ops(l.p + 2 * kPage, l.q, kPage), 1000));  // SITE:xfer_warm
+    rc("dereg", a.DeregisterMem(l.ha));
+    warm("warm_next", l.p + kPage);
+    rc("deregistered", a.TransferSync(kB, hixl::WRITE, Ops(l.p, l.q, kPage), 1000));
+    l.TearDown();
   } else if (s == "comm_failure_sets_context") {
     // The comm engine registers through HCCL inside its own ACL context, left current on a
     // thread that had none (the vendor's TemporaryRtContext): after a forced reset took the

@@ -43,6 +43,14 @@ fn bare(scenario: &str, env: &[(&str, &str)]) -> Outcome {
     with_env(scenarios().bare().arg(scenario), env).run()
 }
 
+/// The bare run of `scenario` (the simulator alone) answers `want`: the vendor's behaviour
+/// the case under regcheck is held to.
+fn assert_bare(scenario: &str, want: &[(&str, u32)]) {
+    let b = bare(scenario, &[]);
+    let want: Vec<(String, u32)> = want.iter().map(|(l, c)| (l.to_string(), *c)).collect();
+    assert_eq!(codes(&b), want, "the vendor's behaviour: {}", b.dump());
+}
+
 /// `rc <label> <code>` lines, in order.
 fn codes(o: &Outcome) -> Vec<(String, u32)> {
     o.rc_lines().into_iter().map(|(l, c)| (l, c as u32)).collect()

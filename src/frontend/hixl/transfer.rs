@@ -459,6 +459,42 @@ fn clean_by_hints(f: &'static Front, this: *mut c_void, remote: *const c_void, o
     .unwrap_or(false)
 }
 
+/// How a transfer reaches the vendor: answered by it first on an instance of
+/// [`state::vendor_first`] (its failure explained), forwarded at once when it is surely clean
+/// ([`clean_by_hints`]), else `checked` in full, out of line (the clean call's frame stays
+/// small; a finding's call site is found past that frame and the export's, as for
+/// `explain_transfer`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn dispatch(
+    f: &'static Front,
+    call: &'static str,
+    sync: bool,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+    forward: impl Fn() -> u32,
+    checked: impl FnOnce() -> u32,
+) -> u32 {
+    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
+        let ret = forward();
+        if ret == code::SUCCESS {
+            return ret;
+        }
+        return explain_transfer(call, sync, this, remote, op, ops, ret);
+    }
+    if clean_by_hints(f, this, remote, ops) {
+        return forward();
+    }
+    out_of_line(checked)
+}
+
+#[inline(never)]
+fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// `Status TransferSync(const AscendString &remote_engine, TransferOp operation,
 /// const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis)`.
 ///
@@ -474,42 +510,21 @@ pub unsafe fn transfer_sync(
     timeout: i32,
 ) -> u32 {
     let call = f.transfer_sync.name;
-    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
-        let ret = call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
-        if ret == code::SUCCESS {
-            return ret;
-        }
-        return explain_transfer(call, true, this, remote, op, ops, ret);
-    }
-    if clean_by_hints(f, this, remote, ops) {
-        return call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
-    }
-    checked_transfer_sync(f, this, remote, op, ops, timeout)
-}
-
-/// [`transfer_sync`] checked in full, out of line: the clean call's frame stays small. (A
-/// finding's call site is found past this frame and the export's, as for `explain_transfer`.)
-#[inline(never)]
-unsafe fn checked_transfer_sync(
-    f: &'static Front,
-    this: *mut c_void,
-    remote: *const c_void,
-    op: u32,
-    ops: *const c_void,
-    timeout: i32,
-) -> u32 {
-    let call = f.transfer_sync.name;
-    // Only AutoConnect's links are recorded (`record_transfer`).
-    run_member_maybe(
-        f,
-        call,
-        |rt| {
-            check_transfer(rt, f, call, true, this, remote, op, ops, Some(timeout))
-                .map(|side| side.auto_connect.then_some(side))
-        },
-        || call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout),
-        |_, side, ret| record_transfer(this, remote, side, *ret),
-    )
+    let forward =
+        move || call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
+    dispatch(f, call, true, this, remote, op, ops, forward, move || {
+        // Only AutoConnect's links are recorded (`record_transfer`).
+        run_member_maybe(
+            f,
+            call,
+            |rt| {
+                check_transfer(rt, f, call, true, this, remote, op, ops, Some(timeout))
+                    .map(|side| side.auto_connect.then_some(side))
+            },
+            forward,
+            |_, side, ret| record_transfer(this, remote, side, *ret),
+        )
+    })
 }
 
 /// `Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
@@ -529,41 +544,17 @@ pub unsafe fn transfer_async(
     req: *mut *mut c_void,
 ) -> u32 {
     let call = f.transfer_async.name;
-    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
-        let ret =
-            call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
-        if ret == code::SUCCESS {
-            return ret;
-        }
-        return explain_transfer(call, false, this, remote, op, ops, ret);
-    }
-    if clean_by_hints(f, this, remote, ops) {
-        return call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
-    }
-    checked_transfer_async(f, this, remote, op, ops, args, req)
-}
-
-/// [`transfer_async`] checked in full, out of line (as [`checked_transfer_sync`]).
-#[inline(never)]
-unsafe fn checked_transfer_async(
-    f: &'static Front,
-    this: *mut c_void,
-    remote: *const c_void,
-    op: u32,
-    ops: *const c_void,
-    args: *const c_void,
-    req: *mut *mut c_void,
-) -> u32 {
-    let call = f.transfer_async.name;
-    // Only AutoConnect's links are recorded (`record_transfer`).
-    run_member_maybe(
-        f,
-        call,
-        |rt| {
-            check_transfer(rt, f, call, false, this, remote, op, ops, None)
-                .map(|side| side.auto_connect.then_some(side))
-        },
-        || call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req),
-        |_, side, ret| record_transfer(this, remote, side, *ret),
-    )
+    let forward = move || call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
+    dispatch(f, call, false, this, remote, op, ops, forward, move || {
+        run_member_maybe(
+            f,
+            call,
+            |rt| {
+                check_transfer(rt, f, call, false, this, remote, op, ops, None)
+                    .map(|side| side.auto_connect.then_some(side))
+            },
+            forward,
+            |_, side, ret| record_transfer(this, remote, side, *ret),
+        )
+    })
 }
