@@ -5,10 +5,11 @@
 //! Where a fact a rule needs is unknown, the rule does not guess: it reports a [`Skip`]
 //! (logged once at info level by the front end) and finds nothing.
 //!
-//! [`options`]: Initialize's options and the engine they select; [`mem`]: registration and
-//! deregistration; [`transfer`]: transfers and the leak report at Finalize.
+//! [`options`]: Initialize's options and the engine they select; [`mem`]: registration;
+//! [`dereg`]: deregistration; [`transfer`]: transfers and the leak report at Finalize.
 
 pub mod adxl;
+pub mod dereg;
 pub mod mem;
 mod option_values;
 pub mod options;
@@ -18,6 +19,7 @@ mod tests;
 pub mod transfer;
 
 pub use adxl::*;
+pub use dereg::*;
 pub use mem::*;
 pub use options::*;
 pub use overlap::*;

@@ -1,6 +1,7 @@
 //! The ACL front end: `aclrtHostRegisterV2`, `aclrtHostRegister`, `aclrtHostUnregister`,
 //! `aclrtHostGetDevicePointer`, `aclrtMallocHost`, `aclrtMallocHostWithCfg`, `aclrtFreeHost`,
-//! `aclrtFreeHostWithDevSync`, `aclrtMalloc`, `aclrtFree`.
+//! `aclrtFreeHostWithDevSync`, `aclrtMalloc`, `aclrtFree`, the device resets; the VMM API in
+//! [`vmm`].
 
 use std::ffi::c_void;
 use std::fmt::Write as _;
@@ -14,6 +15,9 @@ use crate::rules::Finding;
 use crate::state::registry::{HostReg, VmmAttr};
 use crate::state::{self, queries, Runtime};
 use crate::vendor::{call_vendor, Library, Symbol};
+
+mod vmm;
+pub use vmm::*;
 
 type HostRegisterV2Fn = unsafe extern "C" fn(*mut c_void, u64, u32) -> i32;
 type HostRegisterFn = unsafe extern "C" fn(*mut c_void, u64, u32, *mut *mut c_void) -> i32;
@@ -709,106 +713,4 @@ fn record_reset(call: &str, device: i32, force: bool, ret: i32) {
 /// started and resets no device or context, so host registrations outlive it.
 pub fn finalize() -> i32 {
     run_unrecorded("aclFinalize", |_| Ok(()), || call_vendor!(FINALIZE, VoidFn, code::API_NOT_SUPPORT;))
-}
-
-// --- the VMM API: memory mapped with aclrtMapMem is device memory to HIXL -----------------
-
-/// `aclrtPhysicalMemProp` (32 bytes: handleType, allocationType, memAttr, location {id, type},
-/// reserve); only `memAttr` and `location.type` are read.
-#[repr(C)]
-pub struct PhysicalMemProp {
-    pub handle_type: u32,
-    pub allocation_type: u32,
-    pub mem_attr: u32,
-    pub location_id: u32,
-    pub location_type: u32,
-    pub reserve: u64,
-}
-
-/// `ACL_MEM_LOCATION_TYPE_HOST` and `ACL_MEM_LOCATION_TYPE_HOST_NUMA`.
-fn location_is_host(t: u32) -> bool {
-    t == 0 || t == 4
-}
-
-/// `aclrtMallocPhysical(handle, size, prop, flags)`: forwarded; the handle's properties are
-/// kept for the mappings made of it.
-///
-/// # Safety
-/// The vendor's contract for this call: `prop` is read before the call, `*handle` only after
-/// the vendor succeeded.
-pub unsafe fn malloc_physical(handle: *mut *mut c_void, size: usize, prop: *const PhysicalMemProp, flags: u64) -> i32 {
-    run(
-        "aclrtMallocPhysical",
-        |_| {
-            // SAFETY: `prop` is the application's `const aclrtPhysicalMemProp *`.
-            Ok((!prop.is_null()).then(|| unsafe {
-                VmmAttr { mem_attr: (*prop).mem_attr, host: location_is_host((*prop).location_type) }
-            }))
-        },
-        || call_vendor!(MALLOC_PHYSICAL, MallocPhysicalFn, code::API_NOT_SUPPORT; handle, size, prop, flags),
-        |_, attr, ret| {
-            let (Some(attr), true, false) = (attr, *ret == code::SUCCESS, handle.is_null()) else { return };
-            // SAFETY: the vendor succeeded and wrote the handle.
-            let h = unsafe { *handle } as usize;
-            state::with(|s| s.phys.insert(h, attr));
-        },
-    )
-}
-
-/// `aclrtFreePhysical(handle)`: forwarded; the handle is forgotten.
-///
-/// # Safety
-/// The vendor's contract for this call.
-pub unsafe fn free_physical(handle: *mut c_void) -> i32 {
-    run(
-        "aclrtFreePhysical",
-        |_| Ok(()),
-        || call_vendor!(FREE_PHYSICAL, PtrFn, code::API_NOT_SUPPORT; handle),
-        |_, (), ret| {
-            if *ret == code::SUCCESS {
-                state::with(|s| s.phys.remove(&(handle as usize)));
-            }
-        },
-    )
-}
-
-/// `aclrtMapMem(virPtr, size, offset, handle, flags)`: forwarded; the mapped range becomes
-/// device memory with the handle's properties (huge pages, host or device location).
-///
-/// # Safety
-/// The vendor's contract for this call.
-pub unsafe fn map_mem(vir: *mut c_void, size: usize, offset: usize, handle: *mut c_void, flags: u64) -> i32 {
-    run(
-        "aclrtMapMem",
-        |_| Ok(()),
-        || call_vendor!(MAP_MEM, MapMemFn, code::API_NOT_SUPPORT; vir, size, offset, handle, flags),
-        |_, (), ret| {
-            if *ret != code::SUCCESS || vir.is_null() || size == 0 {
-                return;
-            }
-            state::with(|s| {
-                // A handle allocated before regcheck saw it: device memory of unknown page size.
-                let attr =
-                    s.phys.get(&(handle as usize)).copied().unwrap_or(VmmAttr { mem_attr: u32::MAX, host: false });
-                s.vmm_maps.insert(vir as usize, size, attr);
-            });
-        },
-    )
-}
-
-/// `aclrtUnmapMem(virPtr)`: forwarded; the mapping is forgotten.
-///
-/// # Safety
-/// The vendor's contract for this call.
-pub unsafe fn unmap_mem(vir: *mut c_void) -> i32 {
-    run(
-        "aclrtUnmapMem",
-        |_| Ok(()),
-        || call_vendor!(UNMAP_MEM, PtrFn, code::API_NOT_SUPPORT; vir),
-        |_, (), ret| {
-            if *ret == code::SUCCESS {
-                state::with(|s| s.vmm_maps.remove(vir as usize));
-            }
-        },
-    )
 }
