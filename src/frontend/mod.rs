@@ -315,8 +315,8 @@ pub fn bypass_warning(name: &str, object: &str) -> String {
 /// Find out, once, whether regcheck's records are whole (its own `dlsym` answers look-ups by
 /// name, or the audit module redirects them; it was loaded with the program; the vendor is
 /// not ahead of it), and, at every new `RTLD_DEEPBIND` open, whether that library binds the
-/// vendor itself. Loader calls: called with no regcheck lock held.
-/// Two loads on every call after the first (their slow paths are out of line).
+/// vendor itself. Loader calls: called with no regcheck lock held. Two loads on every call
+/// after the first (the slow paths are out of line).
 #[inline(always)]
 fn evaluate_tracking(rt: &Runtime) {
     if BASE_GAP.load(Ordering::Relaxed) == NOT_EVALUATED {
@@ -339,36 +339,28 @@ fn note_deepbind_bypass(rt: &Runtime) {
 #[cold]
 #[inline(never)]
 fn evaluate_base_gap(rt: &Runtime) {
-    {
-        let t = crate::platform::audit::tracking();
-        let base = if t.audited {
-            (!t.at_start).then_some(Gap::LoadedLate)
-        } else if !crate::platform::dynsym::interposes() {
-            Some(if crate::platform::dynsym::bootstrap().after_c_library {
-                Gap::LoadedLate
-            } else {
-                Gap::NotInterposed
-            })
-        } else {
-            None
-        };
-        let base = match (base, bypassed_by()) {
-            (_, Some((name, object))) => {
-                rt.note_once("bypassed", log::Level::Warn, || {
-                    bypass_warning(name, &object).replacen("warning: ", "", 1)
-                });
-                Some(Gap::Bypassed)
-            }
-            (Some(Gap::NotInterposed), None) => {
-                rt.note_once("not-interposed", log::Level::Info, || {
-                    format!("{}: findings that rest on its records are warnings only", Gap::NotInterposed.reason())
-                });
-                Some(Gap::NotInterposed)
-            }
-            (base, None) => base,
-        };
-        BASE_GAP.store(encode(base), Ordering::Relaxed);
-    }
+    let t = crate::platform::audit::tracking();
+    let base = if t.audited {
+        (!t.at_start).then_some(Gap::LoadedLate)
+    } else if !crate::platform::dynsym::interposes() {
+        Some(if crate::platform::dynsym::bootstrap().after_c_library { Gap::LoadedLate } else { Gap::NotInterposed })
+    } else {
+        None
+    };
+    let base = match (base, bypassed_by()) {
+        (_, Some((name, object))) => {
+            rt.note_once("bypassed", log::Level::Warn, || bypass_warning(name, &object).replacen("warning: ", "", 1));
+            Some(Gap::Bypassed)
+        }
+        (Some(Gap::NotInterposed), None) => {
+            rt.note_once("not-interposed", log::Level::Info, || {
+                format!("{}: findings that rest on its records are warnings only", Gap::NotInterposed.reason())
+            });
+            Some(Gap::NotInterposed)
+        }
+        (base, None) => base,
+    };
+    BASE_GAP.store(encode(base), Ordering::Relaxed);
 }
 
 /// The warning for a library opened with `RTLD_DEEPBIND` that binds the vendor itself.
