@@ -221,22 +221,26 @@ fn xfer_args(remote: *const c_void, op: u32, ops: usize) -> String {
     )
 }
 
+/// One transfer call, as the ways that answer it need it.
+#[derive(Clone, Copy)]
+struct Xfer {
+    call: &'static str,
+    /// `TransferSync` (else `TransferAsync`).
+    sync: bool,
+    this: *mut c_void,
+    remote: *const c_void,
+    op: u32,
+    ops: *const c_void,
+}
+
 /// Why the vendor refused (`ret`) a transfer it answered first ([`state::vendor_first`]),
 /// from regcheck's records, in regcheck's frame (the call site of a finding is found from
 /// it): the findings, logged and counted, each naming the code the caller got. The vendor's
 /// answer stands.
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn explain_transfer(
-    call: &'static str,
-    sync: bool,
-    this: *mut c_void,
-    remote: *const c_void,
-    op: u32,
-    ops: *const c_void,
-    ret: u32,
-) -> u32 {
+fn explain_transfer(x: &Xfer, ret: u32) -> u32 {
+    let Xfer { call, sync, this, remote, op, ops } = *x;
     if crate::callsite::in_adxl() {
         return ret;
     }
@@ -465,26 +469,15 @@ fn clean_by_hints(f: &'static Front, this: *mut c_void, remote: *const c_void, o
 /// small; a finding's call site is found past that frame and the export's, as for
 /// `explain_transfer`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn dispatch(
-    f: &'static Front,
-    call: &'static str,
-    sync: bool,
-    this: *mut c_void,
-    remote: *const c_void,
-    op: u32,
-    ops: *const c_void,
-    forward: impl Fn() -> u32,
-    checked: impl FnOnce() -> u32,
-) -> u32 {
-    if !f.is_adxl() && state::vendor_first::holds(this as usize) {
+unsafe fn dispatch(f: &'static Front, x: Xfer, forward: impl Fn() -> u32, checked: impl FnOnce() -> u32) -> u32 {
+    if !f.is_adxl() && state::vendor_first::holds(x.this as usize) {
         let ret = forward();
         if ret == code::SUCCESS {
             return ret;
         }
-        return explain_transfer(call, sync, this, remote, op, ops, ret);
+        return explain_transfer(&x, ret);
     }
-    if clean_by_hints(f, this, remote, ops) {
+    if clean_by_hints(f, x.this, x.remote, x.ops) {
         return forward();
     }
     out_of_line(checked)
@@ -512,7 +505,8 @@ pub unsafe fn transfer_sync(
     let call = f.transfer_sync.name;
     let forward =
         move || call_vendor!(f.transfer_sync.symbol, TransferSyncFn, VENDOR_MISSING; this, remote, op, ops, timeout);
-    dispatch(f, call, true, this, remote, op, ops, forward, move || {
+    let x = Xfer { call, sync: true, this, remote, op, ops };
+    dispatch(f, x, forward, move || {
         // Only AutoConnect's links are recorded (`record_transfer`).
         run_member_maybe(
             f,
@@ -545,7 +539,8 @@ pub unsafe fn transfer_async(
 ) -> u32 {
     let call = f.transfer_async.name;
     let forward = move || call_vendor!(f.transfer_async.symbol, TransferAsyncFn, VENDOR_MISSING; this, remote, op, ops, args, req);
-    dispatch(f, call, false, this, remote, op, ops, forward, move || {
+    let x = Xfer { call, sync: false, this, remote, op, ops };
+    dispatch(f, x, forward, move || {
         run_member_maybe(
             f,
             call,
